@@ -1,0 +1,255 @@
+"""The ``vaultmem`` command line: a thin click layer over ``Vault``.
+
+Each command parses its options, makes one ``Vault`` call and prints. Errors the library
+raises (``VaultmemError``) become one ``Error: ...`` line on stderr and exit code 1; bad
+options exit 2 (click's usage errors). ``--json`` output goes to stdout only; notices and
+progress go to stderr. See ``docs/cli.md``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from . import __version__
+from .errors import VaultmemError
+from .search import highlight_spans, parse_query
+from .vault import IndexReport, Vault
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class VaultmemGroup(click.Group):
+    """A click group that turns library errors into one clear line, in one place."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except VaultmemError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+def vault_option(func: F) -> F:
+    """``--vault PATH``, shared by every command that works on a vault."""
+    return click.option(
+        "--vault",
+        "vault_path",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="The vault folder (default: $VAULTMEM_VAULT, else the nearest folder at or "
+        "above the current one that holds .vaultmem/).",
+    )(func)
+
+
+def json_option(func: F) -> F:
+    """``--json``: machine-readable output on stdout."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _notice(text: str) -> None:
+    click.echo(f"Warning: {text}", err=True)
+
+
+@click.group(cls=VaultmemGroup)
+@click.version_option(__version__, prog_name="vaultmem")
+def cli() -> None:
+    """Long-term memory for AI agents, in plain Markdown files.
+
+    A vault is a folder of Markdown notes with a disposable SQLite search index in
+    .vaultmem/. Start with `vaultmem init PATH --example`, then `vaultmem search QUERY`.
+    """
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path), default=".")
+@click.option("--example", is_flag=True, help="Add a small example memory (English and Chinese).")
+def init(path: Path, example: bool) -> None:
+    """Create a vault at PATH, or adopt the notes folder already there.
+
+    Adds only missing files, never changes an existing one, makes the folder a git
+    repository (if it is not in one) and commits.
+
+    Example: vaultmem init ~/memory --example
+    """
+    report = Vault.init(path, example=example)
+    click.echo(
+        f"vault ready at {report.root}: {len(report.created)} files added, "
+        f"{len(report.kept)} existing files kept" + ("" if report.committed else " (nothing to commit)")
+    )
+
+
+def _run_index(vault: Vault, rebuild: bool) -> IndexReport:
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None and total >= 500 and sys.stderr.isatty():
+            bar = click.progressbar(length=total, label="indexing", file=sys.stderr)
+            bar.__enter__()
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        report = vault.reindex(progress) if rebuild else vault.index(progress)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    for notice in report.notices:
+        _notice(notice)
+    return report
+
+
+@cli.command()
+@vault_option
+def index(vault_path: Path | None) -> None:
+    """Update the index: read only the notes that changed since the last run.
+
+    Example: vaultmem index --vault ~/memory
+    """
+    with Vault.find(vault_path) as vault:
+        click.echo(_run_index(vault, rebuild=False).summary())
+
+
+@cli.command()
+@vault_option
+def reindex(vault_path: Path | None) -> None:
+    """Delete the index and rebuild it from the files.
+
+    Example: vaultmem reindex
+    """
+    with Vault.find(vault_path) as vault:
+        click.echo(_run_index(vault, rebuild=True).summary())
+
+
+def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a date like 2026-11-22") from None
+
+
+def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
+    flat = text.replace("\n", " ")
+    start = max(0, (spans[0][0] if spans else 0) - width // 3)
+    end = min(len(flat), start + width)
+    out = ["…" if start else ""]
+    pos = start
+    for s, e in spans:
+        if e <= start or s >= end:
+            continue
+        s, e = max(s, start), min(e, end)
+        out.append(flat[pos:s])
+        out.append(click.style(flat[s:e], bold=True, fg="yellow"))
+        pos = e
+    out.append(flat[pos:end])
+    out.append("…" if end < len(flat) else "")
+    return "".join(out)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--limit", "-n", type=click.IntRange(min=1), default=None, help="Most hits to show [10].")
+@click.option("--path", "path_glob", help="Only notes whose path matches this glob, e.g. 'memory/*'.")
+@click.option("--tag", help="Only chunks with this tag (inline or frontmatter; nested tags match).")
+@click.option("--since", callback=_date, help="Only chunks dated on or after YYYY-MM-DD.")
+@click.option("--until", callback=_date, help="Only chunks dated on or before YYYY-MM-DD.")
+@json_option
+@vault_option
+def search(
+    query: str,
+    limit: int | None,
+    path_glob: str | None,
+    tag: str | None,
+    since: str | None,
+    until: str | None,
+    as_json: bool,
+    vault_path: Path | None,
+) -> None:
+    """Search the vault for QUERY, best matches first.
+
+    Words are OR-ed and chunks holding more of them rank first; "quoted phrases" and
+    prefix* keep their meaning; Chinese, Japanese and Korean work without spaces.
+    Exit code 0 with hits, 1 with none.
+
+    Example: vaultmem search "budget review" --since 2026-01-01 --json
+    """
+    with Vault.find(vault_path) as vault:
+        hits = vault.search(query, limit=limit, path=path_glob, tag=tag, since=since, until=until)
+    if as_json:
+        _echo_json([hit.as_dict() for hit in hits])
+    else:
+        parsed = parse_query(query)
+        for hit in hits:
+            heading = f"  {click.style(hit.heading, fg='cyan')}" if hit.heading else ""
+            click.echo(f"{click.style(f'{hit.path}:{hit.line_start}', fg='green')}{heading}")
+            click.echo(f"    {_snippet(hit.text, highlight_spans(parsed, hit.text))}")
+        if not hits:
+            click.echo("no matches", err=True)
+    if not hits:
+        sys.exit(1)
+
+
+@cli.command()
+@json_option
+@vault_option
+def status(as_json: bool, vault_path: Path | None) -> None:
+    """Show what the index holds, which notes changed since it was updated, and warnings.
+
+    Example: vaultmem status --json
+    """
+    with Vault.find(vault_path) as vault:
+        st = vault.status()
+    if as_json:
+        _echo_json(
+            {"vault": st.vault, "files": st.files, "chunks": st.chunks, "index_bytes": st.index_bytes,
+             "stale": st.stale, "warnings": [{"path": p, "warnings": w} for p, w in st.warnings]}
+        )
+        return
+    click.echo(f"vault:    {st.vault}")
+    click.echo(f"indexed:  {st.files} files, {st.chunks} chunks, index {st.index_bytes / 1e6:.1f} MB")
+    click.echo(f"stale:    {len(st.stale)} files changed since the last index run" + (
+        " (run `vaultmem index`)" if st.stale else ""))
+    for path in st.stale[:20]:
+        click.echo(f"  {path}")
+    click.echo(f"warnings: {len(st.warnings)} files")
+    for path, warnings in st.warnings:
+        for warning in warnings:
+            click.echo(f"  {path}: {warning}")
+
+
+@cli.command()
+@click.argument("target", metavar="PATH[:LINE]")
+@click.option("--context", "-C", type=click.IntRange(min=0), default=0, help="Lines of context around the block.")
+@json_option
+@vault_option
+def show(target: str, context: int, as_json: bool, vault_path: Path | None) -> None:
+    """Print a note, or with PATH:LINE the block holding that line, with line numbers.
+
+    Example: vaultmem show memory/2026-11-20.md:14
+    """
+    path, line = target, None
+    head, sep, tail = target.rpartition(":")
+    if sep and tail.isdigit():
+        path, line = head, int(tail)
+    with Vault.find(vault_path) as vault:
+        excerpt = vault.show(path, line, context)
+    end = excerpt.line_start + len(excerpt.lines) - 1
+    if as_json:
+        _echo_json({"path": excerpt.path, "line_start": excerpt.line_start, "line_end": end,
+                    "text": "\n".join(excerpt.lines)})
+        return
+    width = len(str(end))
+    for number, text in enumerate(excerpt.lines, excerpt.line_start):
+        click.echo(f"{number:>{width}} | {text}")

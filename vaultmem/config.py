@@ -1,0 +1,83 @@
+"""Settings from ``.vaultmem/config.toml``, read into a frozen dataclass.
+
+A missing file or a missing key means the default. An unknown key or a value of the wrong
+type is an error that names the key, so a typo never silently does nothing. The keys are
+documented in ``docs/config.md``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+CONFIG_PATH = ".vaultmem/config.toml"
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    """How files become chunks in the shadow index."""
+
+    max_file_bytes: int = 20_000_000
+    chunk_max_chars: int = 2000
+    exclude: tuple[str, ...] = (".obsidian", ".trash", ".git", ".vaultmem", "node_modules")
+    busy_timeout_ms: int = 5000
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Search defaults."""
+
+    default_limit: int = 10
+
+
+@dataclass(frozen=True)
+class Config:
+    """All settings of one vault."""
+
+    index: IndexConfig = field(default_factory=IndexConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+
+
+def _section(cls: type[Any], name: str, raw: object) -> Any:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{CONFIG_PATH}: [{name}] must be a table")
+    known = {f.name: f for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise ConfigError(f"{CONFIG_PATH}: unknown key {name}.{key} (known: {', '.join(known)})")
+        default = getattr(cls(), key)
+        if isinstance(default, tuple):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{CONFIG_PATH}: {name}.{key} must be a list of strings")
+            value = tuple(value)
+        elif isinstance(default, bool) or not isinstance(value, type(default)):
+            raise ConfigError(
+                f"{CONFIG_PATH}: {name}.{key} must be {type(default).__name__}, got {value!r}"
+            )
+        values[key] = value
+    return cls(**values)
+
+
+def load_config(vault_root: Path) -> Config:
+    """Read the vault's config file; defaults for anything it does not set.
+
+    Raises:
+        ConfigError: the file is not valid TOML or holds an unknown key or a bad value.
+    """
+    path = vault_root / CONFIG_PATH
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Config()
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{CONFIG_PATH} is not valid TOML: {exc}") from exc
+    sections = {"index": IndexConfig, "search": SearchConfig}
+    unknown = set(raw) - set(sections)
+    if unknown:
+        raise ConfigError(f"{CONFIG_PATH}: unknown section [{sorted(unknown)[0]}]")
+    return Config(**{name: _section(cls, name, raw.get(name, {})) for name, cls in sections.items()})

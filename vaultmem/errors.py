@@ -1,0 +1,32 @@
+"""Every exception a vaultmem user may see.
+
+Each error's text is written for a person: what happened, where, and what to try next.
+The CLI prints it as one line (``Error: ...``) and exits with code 1; anything that is not
+a ``VaultmemError`` is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class VaultmemError(Exception):
+    """Base class of all errors vaultmem reports to a user."""
+
+
+class VaultNotFoundError(VaultmemError):
+    """No vault at the given path, or none found walking up from the current folder."""
+
+
+class PathOutsideVaultError(VaultmemError):
+    """A path names something outside the vault (directly, with ``..`` or via a symlink)."""
+
+
+class ConfigError(VaultmemError):
+    """``.vaultmem/config.toml`` cannot be read or holds an invalid value."""
+
+
+class IndexLockedError(VaultmemError):
+    """Another process held the index database for longer than the busy timeout."""
+
+
+class GitError(VaultmemError):
+    """A git operation failed; the message carries git's own reason."""

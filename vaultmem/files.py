@@ -1,0 +1,164 @@
+"""Files inside the vault: safe paths, the scan of what to index, guarded reads, atomic writes.
+
+Everything that touches the vault's folders goes through here, so the rules live in one
+place: a path given by a person must stay inside the vault (no ``..``, no symlink out), the
+scan never follows symlinks, and a read never raises on bad bytes: it returns the text it
+could decode, or nothing, with a warning saying why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import PathOutsideVaultError
+
+NOTE_SUFFIXES = (".md", ".markdown")
+# Our own temp files start with this prefix so the watcher and the scan can ignore them.
+TEMP_PREFIX = ".vaultmem-tmp-"
+
+
+@dataclass(frozen=True)
+class FileStat:
+    """What a cheap ``stat`` says about one note; ``path`` is vault-relative with ``/``."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    skip_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """A note's text (``None`` when it is not indexed), its content hash and any warnings."""
+
+    text: str | None
+    content_hash: str
+    warnings: tuple[str, ...]
+
+
+def content_hash(data: bytes) -> str:
+    """A short, stable digest of file bytes (what ``files.hash`` stores)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def resolve_in_vault(root: Path, user_path: str | os.PathLike[str]) -> tuple[Path, str]:
+    """Turn a path a person typed into an absolute path and a vault-relative one.
+
+    Accepts paths relative to the vault or absolute paths inside it.
+
+    Raises:
+        PathOutsideVaultError: the path, after resolving ``..`` and symlinks, leaves the vault.
+    """
+    root = root.resolve()
+    candidate = Path(user_path)
+    if not candidate.is_absolute():
+        candidate = root / candidate
+    resolved = candidate.resolve()
+    if resolved != root and root not in resolved.parents:
+        raise PathOutsideVaultError(f"{user_path} is outside the vault {root}")
+    return resolved, resolved.relative_to(root).as_posix()
+
+
+def scan_notes(root: Path, exclude: tuple[str, ...]) -> Iterator[FileStat]:
+    """Yield every note under ``root``: ``*.md`` files, dot-folders and ``exclude`` skipped.
+
+    Symlinks are never followed. A symlinked note is reported with a ``skip_reason`` so the
+    index can record why it holds no text for it.
+    """
+    excluded = set(exclude)
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or name in excluded:
+                continue
+            rel = prefix + name
+            try:
+                if entry.is_symlink():
+                    if name.lower().endswith(NOTE_SUFFIXES):
+                        yield FileStat(rel, 0, 0, _symlink_reason(root, Path(entry.path)))
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((Path(entry.path), rel + "/"))
+                elif name.lower().endswith(NOTE_SUFFIXES) and not name.startswith(TEMP_PREFIX):
+                    st = entry.stat(follow_symlinks=False)
+                    yield FileStat(rel, st.st_size, st.st_mtime_ns)
+            except OSError:
+                continue
+
+
+def _symlink_reason(root: Path, link: Path) -> str:
+    try:
+        target = link.resolve()
+    except OSError:
+        return "symlink that cannot be resolved; not followed"
+    if root.resolve() not in target.parents:
+        return f"symlink leading outside the vault ({target}); not followed"
+    return "symlink inside the vault; not followed (its target is indexed at its own path)"
+
+
+def read_note(path: Path, max_bytes: int) -> ReadResult:
+    """Read one note for indexing without ever raising on its content.
+
+    Files over ``max_bytes`` and binary files (any NUL byte) are not indexed. A UTF-8 BOM is
+    dropped; invalid UTF-8 is decoded with U+FFFD in place of the bad bytes, with a warning.
+    The file itself is never changed.
+    """
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            return ReadResult(
+                None, f"size:{size}", (f"skipped: {size} bytes is over index.max_file_bytes",)
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        return ReadResult(None, "", (f"skipped: cannot read ({exc.strerror})",))
+    digest = content_hash(data)
+    if b"\0" in data:
+        return ReadResult(None, digest, ("skipped: binary file (contains NUL bytes)",))
+    try:
+        return ReadResult(data.decode("utf-8-sig"), digest, ())
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8-sig", errors="replace")
+        warning = f"invalid UTF-8 at byte {exc.start}: undecodable bytes indexed as U+FFFD"
+        return ReadResult(text, digest, (warning,))
+
+
+def atomic_write(path: Path, data: bytes, *, exclusive: bool = False) -> bool:
+    """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half.
+
+    A unique temp file in the same folder is written, fsynced and renamed over the target.
+    With ``exclusive``, an existing file is left alone and ``False`` is returned.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if exclusive:
+            try:
+                os.link(tmp, path)  # fails if path exists: no window where we could clobber
+            except FileExistsError:
+                return False
+            finally:
+                os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return True

@@ -1,0 +1,343 @@
+"""The SQLite shadow index at ``.vaultmem/index.db``: schema, per-file upserts, rebuild.
+
+Every row here is derived from the vault's Markdown files, so deleting ``index.db`` is
+always safe: ``vaultmem reindex`` (or the next command that needs it) builds it again.
+
+Tables:
+
+* ``meta``: ``schema_version`` and ``app``. An index of another version, a database that is
+  not ours, or a corrupt file is deleted and rebuilt from the files, never migrated.
+* ``files``: one row per note: ``size`` and ``mtime_ns`` (the cheap stat check), ``hash``
+  (the content check), ``indexed_ns`` (when we read it), ``date`` (from a daily note's name
+  or the ``date``/``created`` property), ``frontmatter`` and parse ``warnings`` as JSON. A
+  skipped file (binary, too large, symlink) has a row with its warning and no chunks.
+* ``chunks``: one row per chunk: ``path``, ``chunk_id`` (stable, see ``chunk.py``), ``kind``,
+  ``line_start``/``line_end`` (1-based, inclusive), ``heading`` path, raw ``text``,
+  ``block_id`` (``^id``) and ``date`` (a ``[created:: ]`` or ``[date:: ]`` field).
+* ``chunks_fts``: FTS5 over ``body``, ``heading`` and ``cjk`` (see ``terms.py``), rowid =
+  ``chunks.id``, ``porter unicode61`` tokenizer.
+* ``tags`` (``chunk`` NULL for frontmatter tags), ``links`` and ``fields``: the Obsidian
+  syntax of each chunk, for filters and later graph features.
+
+Writes happen in one transaction per ``Index.batch()``, so a reader in another process
+(WAL mode) sees a file's old rows or its new rows, never a mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from .chunk import Chunk
+from .errors import IndexLockedError
+from .terms import cjk_terms, split_cjk
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE files (
+    path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER,
+    date TEXT, frontmatter TEXT, warnings TEXT, chunks INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL, chunk_id TEXT NOT NULL, kind TEXT NOT NULL,
+    line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, heading TEXT NOT NULL,
+    text TEXT NOT NULL, block_id TEXT, date TEXT
+);
+CREATE INDEX chunks_path ON chunks (path);
+CREATE INDEX chunks_block_id ON chunks (block_id) WHERE block_id IS NOT NULL;
+CREATE TABLE tags (path TEXT NOT NULL, chunk INTEGER, tag TEXT NOT NULL);
+CREATE INDEX tags_tag ON tags (tag);
+CREATE INDEX tags_path ON tags (path);
+CREATE INDEX tags_chunk ON tags (chunk);
+CREATE TABLE links (path TEXT NOT NULL, chunk INTEGER NOT NULL, target TEXT NOT NULL,
+                    embed INTEGER NOT NULL);
+CREATE INDEX links_target ON links (target);
+CREATE INDEX links_path ON links (path);
+CREATE TABLE fields (path TEXT NOT NULL, chunk INTEGER NOT NULL, key TEXT NOT NULL,
+                     value TEXT NOT NULL);
+CREATE INDEX fields_key ON fields (key, value);
+CREATE INDEX fields_path ON fields (path);
+CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+    body, heading, cjk, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """The ``files`` row of one note."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str
+    date: str | None
+    frontmatter: dict[str, Any]
+    tags: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class IndexedState:
+    """What the index remembers of a file, for the cheap change check."""
+
+    size: int
+    mtime_ns: int
+    hash: str
+    indexed_ns: int
+
+
+class Index:
+    """An open shadow index. Use ``Index.open`` to get one."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, notices: list[str]) -> None:
+        self.path = path
+        self.conn = conn
+        self.db = sqlite_utils.Database(conn)
+        #: What happened while opening (for example: a corrupt index was rebuilt).
+        self.notices = notices
+
+    @classmethod
+    def open(cls, path: Path, busy_timeout_ms: int = 5000) -> Index:
+        """Open the index at ``path``, creating it, or recreating it if it is not usable.
+
+        Raises:
+            IndexLockedError: another process holds the database past the busy timeout.
+        """
+        path.parent.mkdir(parents=True, exist_ok=True)
+        notices: list[str] = []
+        existed = path.exists() and path.stat().st_size > 0
+        try:
+            conn = _connect(path, busy_timeout_ms)
+            problem = _check(conn) if existed else "missing"
+        except sqlite3.OperationalError as exc:
+            _raise_if_locked(exc)
+            problem = f"unreadable ({exc})"
+            conn = None
+        except sqlite3.DatabaseError as exc:
+            problem = f"corrupt ({exc})"
+            conn = None
+        if problem is None and conn is not None:
+            return cls(path, conn, notices)
+        if conn is not None:
+            conn.close()
+        if existed:
+            notices.append(f"index {path} was {problem}; rebuilt from the files")
+        remove_database(path)
+        conn = _connect(path, busy_timeout_ms)
+        with conn:
+            conn.executescript(_SCHEMA)
+            conn.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [("schema_version", SCHEMA_VERSION), ("app", "vaultmem")],
+            )
+        return cls(path, conn, notices)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """One write transaction: readers see all of it or none of it.
+
+        Raises:
+            IndexLockedError: the database stayed locked past the busy timeout.
+        """
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            _raise_if_locked(exc)
+            raise
+        try:
+            yield
+        except BaseException:
+            self.conn.rollback()
+            raise
+        try:
+            self.conn.commit()
+        except sqlite3.OperationalError as exc:
+            _raise_if_locked(exc)
+            raise
+
+    def states(self) -> dict[str, IndexedState]:
+        """The indexed state of every file, by path."""
+        rows = self.conn.execute("SELECT path, size, mtime_ns, hash, indexed_ns FROM files")
+        return {r[0]: IndexedState(r[1], r[2], r[3], r[4]) for r in rows}
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        """Record a new stat for a file whose content hash did not change."""
+        self.conn.execute(
+            "UPDATE files SET size = ?, mtime_ns = ?, indexed_ns = ? WHERE path = ?",
+            (size, mtime_ns, time.time_ns(), path),
+        )
+
+    def delete_file(self, path: str) -> None:
+        """Drop a file and everything derived from it."""
+        ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE path = ?", (path,))]
+        self._delete_chunks(ids)
+        self.conn.execute("DELETE FROM tags WHERE path = ?", (path,))
+        self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    def replace_file(self, record: FileRecord, chunks: list[Chunk]) -> None:
+        """Make the index hold exactly ``chunks`` for ``record.path``.
+
+        Chunks whose id is already indexed for this path keep their rows (only their line
+        range is updated); new ones are inserted and vanished ones deleted.
+        """
+        conn = self.conn
+        path = record.path
+        old = {
+            r[0]: (r[1], r[2], r[3])
+            for r in conn.execute(
+                "SELECT chunk_id, id, line_start, line_end FROM chunks WHERE path = ?", (path,)
+            )
+        }
+        moved: list[tuple[int, int, int]] = []
+        fresh: list[Chunk] = []
+        for chunk in chunks:
+            kept = old.pop(chunk.chunk_id, None)
+            if kept is None:
+                fresh.append(chunk)
+            elif (kept[1], kept[2]) != (chunk.line_start, chunk.line_end):
+                moved.append((chunk.line_start, chunk.line_end, kept[0]))
+        self._delete_chunks([v[0] for v in old.values()])
+        if moved:
+            conn.executemany("UPDATE chunks SET line_start = ?, line_end = ? WHERE id = ?", moved)
+        if fresh:
+            self._insert_chunks(path, fresh)
+        conn.execute("DELETE FROM tags WHERE path = ? AND chunk IS NULL", (path,))
+        conn.executemany(
+            "INSERT INTO tags (path, chunk, tag) VALUES (?, NULL, ?)",
+            [(path, tag) for tag in record.tags],
+        )
+        conn.execute(
+            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                path,
+                record.size,
+                record.mtime_ns,
+                record.hash,
+                time.time_ns(),
+                record.date,
+                json.dumps(record.frontmatter, ensure_ascii=False, default=str),
+                json.dumps(list(record.warnings), ensure_ascii=False) if record.warnings else None,
+                len(chunks),
+            ),
+        )
+
+    def _insert_chunks(self, path: str, chunks: list[Chunk]) -> None:
+        conn = self.conn
+        row = conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()
+        next_id = int(row[0]) + 1
+        chunk_rows = []
+        fts_rows = []
+        tag_rows = []
+        link_rows = []
+        field_rows = []
+        for offset, chunk in enumerate(chunks):
+            rowid = next_id + offset
+            date = next((v[:10] for k, v in chunk.fields if k.lower() in ("created", "date")), None)
+            chunk_rows.append(
+                (rowid, path, chunk.chunk_id, chunk.kind, chunk.line_start, chunk.line_end,
+                 chunk.heading, chunk.text, chunk.block_id, date)
+            )
+            body, runs = split_cjk(chunk.text)
+            heading, heading_runs = split_cjk(chunk.heading)
+            fts_rows.append((rowid, body, heading, cjk_terms(runs + heading_runs)))
+            tag_rows.extend((path, rowid, tag) for tag in chunk.tags)
+            link_rows.extend((path, rowid, target, int(embed)) for target, embed in chunk.links)
+            field_rows.extend((path, rowid, key, value) for key, value in chunk.fields)
+        conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
+        conn.executemany("INSERT INTO chunks_fts (rowid, body, heading, cjk) VALUES (?, ?, ?, ?)", fts_rows)
+        if tag_rows:
+            conn.executemany("INSERT INTO tags VALUES (?, ?, ?)", tag_rows)
+        if link_rows:
+            conn.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", link_rows)
+        if field_rows:
+            conn.executemany("INSERT INTO fields VALUES (?, ?, ?, ?)", field_rows)
+
+    def _delete_chunks(self, ids: list[int]) -> None:
+        if not ids:
+            return
+        params = [(i,) for i in ids]
+        self.conn.executemany("DELETE FROM chunks_fts WHERE rowid = ?", params)
+        self.conn.executemany("DELETE FROM tags WHERE chunk = ?", params)
+        self.conn.executemany("DELETE FROM links WHERE chunk = ?", params)
+        self.conn.executemany("DELETE FROM fields WHERE chunk = ?", params)
+        self.conn.executemany("DELETE FROM chunks WHERE id = ?", params)
+
+    def counts(self) -> dict[str, int]:
+        """Row counts of files and chunks."""
+        files, chunks = self.conn.execute(
+            "SELECT (SELECT COUNT(*) FROM files), (SELECT COUNT(*) FROM chunks)"
+        ).fetchone()
+        return {"files": int(files), "chunks": int(chunks)}
+
+    def warnings(self) -> list[tuple[str, list[str]]]:
+        """Files that carry parse or read warnings, with the warnings."""
+        rows = self.conn.execute(
+            "SELECT path, warnings FROM files WHERE warnings IS NOT NULL ORDER BY path"
+        )
+        return [(r[0], json.loads(r[1])) for r in rows]
+
+    def size_bytes(self) -> int:
+        """Size of the database and its WAL on disk."""
+        return sum(
+            p.stat().st_size for p in _database_files(self.path) if p.exists()
+        )
+
+
+def _connect(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None,
+                           check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def _check(conn: sqlite3.Connection) -> str | None:
+    """Why an existing database cannot be used as our index, or ``None`` if it can."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "meta" not in tables:
+        return "not a vaultmem index"
+    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    if meta.get("app") != "vaultmem":
+        return "not a vaultmem index"
+    if meta.get("schema_version") != SCHEMA_VERSION:
+        return f"of schema version {meta.get('schema_version')}, not {SCHEMA_VERSION}"
+    missing = {"files", "chunks", "chunks_fts", "tags", "links", "fields"} - tables
+    if missing:
+        return f"missing tables {sorted(missing)}"
+    conn.execute("SELECT COUNT(*) FROM files").fetchone()
+    return None
+
+
+def _raise_if_locked(exc: sqlite3.OperationalError) -> None:
+    if "locked" in str(exc) or "busy" in str(exc):
+        raise IndexLockedError(
+            "the index is locked by another process (a running `vaultmem watch` or index?); "
+            "try again when it has finished, or raise index.busy_timeout_ms"
+        ) from exc
+
+
+def _database_files(path: Path) -> list[Path]:
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+
+
+def remove_database(path: Path) -> None:
+    """Delete the index file and its WAL and shared-memory files."""
+    for p in _database_files(path):
+        with contextlib.suppress(FileNotFoundError):
+            p.unlink()

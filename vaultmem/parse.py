@@ -1,0 +1,231 @@
+"""Markdown notes -> a ``Document``: frontmatter, blocks with 1-based line ranges, and the
+Obsidian syntax found in each block.
+
+Parsing never raises on content. Malformed YAML frontmatter leaves the whole file to be
+read as Markdown text, with a warning. The block structure comes from markdown-it-pyrs
+(the Rust build of markdown-it) with only its *block* rules on: vaultmem needs where
+paragraphs, list items, code, tables and quotes start and end, not inline HTML, and the
+block-only parser is twice as fast. Obsidian syntax (wikilinks, ``#tags``, ``^ids``,
+``[key:: value]`` fields, callouts, ``%%comments%%``) is found with regular expressions on
+each block's raw source lines, which are kept byte for byte: nothing is rendered or mangled.
+
+The native parser recurses per nesting level and crashes the whole process on a line
+such as 200,000 ``>`` characters. ``risky_nesting`` finds such input first and the file is
+then split into plain-text paragraphs instead, with a warning.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import markdown_it_pyrs
+import yaml
+
+MAX_NESTING = 48
+_BLOCK_RULES = ["blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph",
+                "table", "html_block"]
+_PARSER = markdown_it_pyrs.MarkdownIt("zero").enable_many(_BLOCK_RULES)
+_KINDS = {"paragraph": "paragraph", "fence": "code", "code_block": "code", "table": "table",
+          "blockquote": "quote", "html_block": "html", "heading": "heading", "lheading": "heading"}
+
+# A line whose container prefix (quote markers and list markers) is this deep, or whose
+# indentation is this wide, can make the native parser recurse until it crashes.
+_DEEP_PREFIX = re.compile(r"^[ \t]*(?:(?:>|[-+*]|\d{1,9}[.)])[ \t]*){%d,}" % MAX_NESTING, re.M)
+_DEEP_INDENT = re.compile(r"^[ \t]{%d,}\S" % (MAX_NESTING * 4), re.M)
+
+_CODE_SPAN = re.compile(r"`+[^`\n]*`+")
+# Obsidian tags: letters, digits, _, -, / with at least one non-digit; not inside a word,
+# a URL fragment (``page#x``) or a heading link (``[[#x]]``).
+_TAG = re.compile(r"(?<![\w#&/\\\[\]`])#([\w/-]*[^\W\d][\w/-]*)")
+_LINK = re.compile(r"(!?)\[\[([^\[\]|#^\n]*)(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+# Dataview inline fields: ``[key:: value]``; the value may hold ``[[links]]``.
+_FIELD = re.compile(r"\[([^\W\d][\w \-/]{0,60}?)::[ \t]*((?:[^\[\]\n]|\[\[[^\]\n]*\]\])*?)[ \t]*\]")
+_LINE_FIELD = re.compile(r"^([^\W\d][\w\-/]{0,60})::[ \t]*(.+?)[ \t]*$", re.M)
+_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.M)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One structural block: its kind, 1-based inclusive line range, heading path, raw text."""
+
+    kind: str
+    line_start: int
+    line_end: int
+    heading: str
+    text: str
+
+
+@dataclass
+class Document:
+    """What a note holds, as read from its text."""
+
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    blocks: list[Block] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def tags(self) -> list[str]:
+        """Tags from the ``tags`` (or ``tag``) frontmatter property."""
+        raw = self.frontmatter.get("tags", self.frontmatter.get("tag"))
+        if isinstance(raw, str):
+            raw = re.split(r"[,\s]+", raw)
+        if not isinstance(raw, list):
+            return []
+        return [str(t).lstrip("#") for t in raw if t is not None and str(t).strip("# ")]
+
+
+def parse_document(text: str) -> Document:
+    """Parse a note's full text into frontmatter and blocks. Never raises on content."""
+    text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    doc = Document()
+    body_start = 0  # index into ``lines`` of the first body line
+    if lines and lines[0].rstrip() == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+        if end is None:
+            doc.warnings.append("frontmatter has no closing '---'; file indexed as text")
+        else:
+            yaml_text = "\n".join(lines[1:end])
+            try:
+                loaded = yaml.load(yaml_text, Loader=_YAML_LOADER) if yaml_text.strip() else {}
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                where = f" at line {mark.line + 2}" if mark is not None else ""
+                doc.warnings.append(f"malformed YAML frontmatter{where}; file indexed as text")
+            else:
+                if loaded is None or isinstance(loaded, dict):
+                    doc.frontmatter = {str(k): _plain(v) for k, v in (loaded or {}).items()}
+                    body_start = end + 1
+                    if yaml_text.strip():
+                        doc.blocks.append(Block("frontmatter", 2, end, "", yaml_text))
+                else:
+                    doc.warnings.append("frontmatter is not a mapping; file indexed as text")
+    body = "\n".join(lines[body_start:])
+    reason = risky_nesting(body)
+    if reason:
+        doc.warnings.append(f"{reason}; parsed as plain text")
+        doc.blocks.extend(_plain_blocks(lines, body_start))
+    else:
+        doc.blocks.extend(_markdown_blocks(body, lines, body_start))
+    return doc
+
+
+def risky_nesting(body: str) -> str | None:
+    """Say why ``body`` could crash the native parser, or ``None`` when it is safe."""
+    if _DEEP_PREFIX.search(body):
+        return f"a line nests quotes or lists more than {MAX_NESTING} deep"
+    if _DEEP_INDENT.search(body):
+        return f"a line is indented more than {MAX_NESTING * 4} columns"
+    return None
+
+
+def _markdown_blocks(body: str, lines: list[str], offset: int) -> list[Block]:
+    data = body.encode("utf-8")
+    # markdown-it-pyrs source maps are byte offsets into the UTF-8 text.
+    line_starts = [0]
+    pos = data.find(b"\n")
+    while pos != -1:
+        line_starts.append(pos + 1)
+        pos = data.find(b"\n", pos + 1)
+
+    def line_range(srcmap: tuple[int, int]) -> tuple[int, int]:
+        start = bisect.bisect_right(line_starts, srcmap[0])
+        end = bisect.bisect_right(line_starts, max(srcmap[0], srcmap[1] - 1))
+        while end > start and not lines[offset + end - 1].strip():
+            end -= 1
+        return start + offset, end + offset
+
+    blocks: list[Block] = []
+    headings: list[tuple[int, str]] = []
+    for node in _PARSER.tree(body).children:
+        srcmap = node.srcmap
+        if srcmap is None:
+            continue
+        first, last = line_range(srcmap)
+        name = node.name
+        if name in ("heading", "lheading"):
+            level = int(node.meta.get("level", 1))
+            title = _heading_title(lines[first - 1 : last])
+            headings = [h for h in headings if h[0] < level] + [(level, title)]
+            blocks.append(Block("heading", first, last, _path(headings), "\n".join(lines[first - 1 : last])))
+        elif name in ("bullet_list", "ordered_list"):
+            for item in node.children:
+                if item.srcmap is not None:
+                    s, e = line_range(item.srcmap)
+                    blocks.append(Block("item", s, e, _path(headings), "\n".join(lines[s - 1 : e])))
+        elif name in _KINDS:
+            blocks.append(Block(_KINDS[name], first, last, _path(headings), "\n".join(lines[first - 1 : last])))
+    return blocks
+
+
+def _plain_blocks(lines: list[str], offset: int) -> list[Block]:
+    """Fallback: every run of non-blank lines is one paragraph."""
+    blocks: list[Block] = []
+    start: int | None = None
+    for i in range(offset, len(lines) + 1):
+        blank = i == len(lines) or not lines[i].strip()
+        if start is None and not blank:
+            start = i
+        elif start is not None and blank:
+            blocks.append(Block("paragraph", start + 1, i, "", "\n".join(lines[start:i])))
+            start = None
+    return blocks
+
+
+def _heading_title(heading_lines: list[str]) -> str:
+    if len(heading_lines) > 1:  # setext: text lines, then the underline
+        return " ".join(line.strip() for line in heading_lines[:-1])
+    return heading_lines[0].strip().lstrip("#").strip().rstrip("#").strip()
+
+
+def _path(headings: list[tuple[int, str]]) -> str:
+    return " > ".join(title for _, title in headings)
+
+
+def _plain(value: Any) -> Any:
+    """Frontmatter values as JSON-ready data (YAML dates become ISO strings)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def find_tags(text: str) -> list[str]:
+    """Inline ``#tags`` in a block's text (not inside code spans), in order, without ``#``."""
+    if "#" not in text:
+        return []
+    return _TAG.findall(_CODE_SPAN.sub(" ", text))
+
+
+def find_links(text: str) -> list[tuple[str, bool]]:
+    """``[[wikilinks]]`` and ``![[embeds]]`` as ``(target, is_embed)``; target without alias."""
+    if "[[" not in text:
+        return []
+    return [(m.group(2).strip(), m.group(1) == "!") for m in _LINK.finditer(text) if m.group(2).strip()]
+
+
+def find_fields(text: str) -> list[tuple[str, str]]:
+    """Dataview inline fields: ``[key:: value]`` anywhere and ``key:: value`` lines."""
+    if "::" not in text:
+        return []
+    found = [(k.strip(), v) for k, v in _FIELD.findall(text)]
+    found += _LINE_FIELD.findall(text)
+    return found
+
+
+def find_block_id(text: str) -> str | None:
+    """The block id ``^id`` that ends the block's first line (or its last line)."""
+    if "^" not in text:
+        return None
+    first = text.split("\n", 1)[0]
+    match = _BLOCK_ID.search(first) or _BLOCK_ID.search(text.rsplit("\n", 1)[-1])
+    return match.group(1) if match else None

@@ -1,0 +1,270 @@
+"""Keyword search over the shadow index: query parsing, FTS5 bm25, CJK terms, filters.
+
+Any string a person types is a valid query. It is never handed to FTS5 as syntax: it is cut
+into *units* (words, ``"quoted phrases"``, ``prefix*`` words, CJK runs), each quoted, and
+the units are OR-ed. FTS operators typed by a person (``AND``, ``OR``, ``NOT``, ``NEAR``) are
+words to skip; quotes, parentheses and punctuation only separate words; a lone ``"`` opens a
+phrase that runs to the end.
+
+Ranking: FTS5 returns candidates by bm25; then chunks that hold *more of the query's units*
+come first, bm25 ordering within the same count. So several terms are never required all
+at once, and a long Chinese query that does not occur verbatim (``飞书插件配置``) still finds
+the chunks holding its parts (its bigrams ``飞书``, ``插件``, ``配置`` ...), fuller ones first.
+English stop words are dropped unless the query holds nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from .terms import bigrams, split_cjk
+
+STOP_WORDS = frozenset(
+    "a an the of to in on at for and or but is are was were be been do does did what when where "
+    "who whom which why how that this these those it its with by from as about into than then "
+    "there their they he she his her him i you your we our my me would could should will can may "
+    "might has have had not".split()
+)
+OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
+# bm25 weights of the FTS columns body, heading, cjk.
+_WEIGHTS = "1.0, 0.5, 1.0"
+_TOKEN = re.compile(r'"([^"]*)"?|([^\s"]+)')
+_WORD = re.compile(r"[^\W_]+")
+_SUFFIXES = ("ingly", "edly", "ing", "ed", "es", "s", "ly")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One part of a query: how FTS5 finds it, and how to tell a chunk holds it."""
+
+    fts: str
+    pattern: re.Pattern[str] | None = None  # for words and phrases, on lowercased text
+    needle: str | None = None  # for CJK, a plain substring
+    counts: bool = True  # whether it adds to a chunk's coverage
+
+    def found_in(self, lowered: str) -> bool:
+        """Whether a chunk's lowercased text holds this unit."""
+        if self.needle is not None:
+            return self.needle in lowered
+        return bool(self.pattern and self.pattern.search(lowered))
+
+
+@dataclass(frozen=True)
+class Query:
+    """A person's query cut into units; ``match`` is the FTS5 expression (empty: no search)."""
+
+    text: str
+    units: tuple[Unit, ...]
+
+    @property
+    def match(self) -> str:
+        """The FTS5 MATCH expression: every unit OR-ed."""
+        return " OR ".join(f"({u.fts})" for u in self.units if u.fts)
+
+    def coverage(self, text: str) -> int:
+        """How many of the query's units a chunk's text holds."""
+        lowered = text.lower()
+        return sum(1 for u in self.units if u.counts and u.found_in(lowered))
+
+
+@dataclass
+class Hit:
+    """One search result (the fields of ``--json`` output; see ``docs/json-output.md``)."""
+
+    path: str
+    line_start: int
+    line_end: int
+    heading: str
+    score: float
+    text: str
+    tags: list[str] = field(default_factory=list)
+    kind: str = ""
+    chunk_id: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The hit as a JSON-ready dict."""
+        return {
+            "path": self.path,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "heading": self.heading,
+            "score": round(self.score, 4),
+            "text": self.text,
+            "tags": self.tags,
+            "kind": self.kind,
+            "chunk_id": self.chunk_id,
+        }
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _word_pattern(words: list[str], prefix: bool) -> re.Pattern[str]:
+    # Matching on a stem prefix approximates FTS5's porter stemming for the coverage count.
+    parts = [re.escape(w if prefix and i == len(words) - 1 else _stem(w)) for i, w in enumerate(words)]
+    return re.compile(r"(?<![^\W_])" + r"[^\W_]*\W+".join(parts))
+
+
+def _latin_units(words: list[str], prefix: bool, phrase: bool) -> list[Unit]:
+    if not words:
+        return []
+    if phrase and len(words) > 1:
+        fts = '{body heading} : "' + " ".join(words) + '"'
+        return [Unit(fts, pattern=_word_pattern(words, False))]
+    units = []
+    for i, word in enumerate(words):
+        star = "*" if prefix and i == len(words) - 1 else ""
+        units.append(Unit(f'{{body heading}} : "{word}"{star}', pattern=_word_pattern([word], bool(star))))
+    return units
+
+
+def _cjk_units(run: str, split: bool) -> list[Unit]:
+    grams = bigrams(run)
+    exact = Unit(f'cjk : "{" ".join(grams)}"', needle=run, counts=not split or len(grams) == 1)
+    if not split or len(grams) == 1:
+        return [exact]
+    # A long run may not occur verbatim: each bigram is a unit of its own, and the verbatim
+    # run is kept (without adding to coverage) so an exact occurrence ranks by bm25 too.
+    parts = [Unit(f'cjk : "{g}"', needle=g) for g in dict.fromkeys(grams)]
+    return [exact, *parts]
+
+
+def parse_query(text: str) -> Query:
+    """Cut a query string into units. Never raises; an empty result means "nothing to find"."""
+    pieces: list[tuple[str, bool, bool]] = []  # (text, is_phrase, is_prefix)
+    for match in _TOKEN.finditer(text):
+        if match.group(1) is not None:
+            pieces.append((match.group(1), True, False))
+        else:
+            raw = match.group(2)
+            if raw in OPERATORS:
+                continue
+            pieces.append((raw, False, raw.endswith("*") and len(raw) > 1))
+    units: list[Unit] = []
+    stop_only: list[Unit] = []
+    for piece, is_phrase, is_prefix in pieces:
+        latin, runs = split_cjk(piece)
+        words = [w.lower() for w in _WORD.findall(latin)]
+        if not is_phrase and not is_prefix and words and all(w in STOP_WORDS for w in words):
+            stop_only.extend(_latin_units(words, False, False))
+            words = []
+        units.extend(_latin_units(words, is_prefix and not runs, is_phrase))
+        for run in runs:
+            units.extend(_cjk_units(run, split=not is_phrase))
+    if not units:
+        units = stop_only
+    unique = tuple(dict.fromkeys(units))
+    return Query(text, unique)
+
+
+def search(
+    conn: sqlite3.Connection,
+    query: str,
+    *,
+    limit: int = 10,
+    path_glob: str | None = None,
+    tag: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+) -> list[Hit]:
+    """Search the index; see the module docstring for how ranking works.
+
+    Args:
+        conn: an open index connection.
+        query: any string a person typed.
+        limit: the most hits to return.
+        path_glob: keep chunks whose vault-relative path matches (SQLite GLOB: ``*`` also
+            matches ``/``).
+        tag: keep chunks carrying this tag (inline or in frontmatter), or a nested one below it.
+        since: keep chunks dated on or after this ``YYYY-MM-DD``.
+        until: keep chunks dated on or before this ``YYYY-MM-DD``.
+
+    Returns:
+        Hits, best first.
+    """
+    parsed = parse_query(query)
+    match = parsed.match
+    if not match or limit <= 0:
+        return []
+    where = ["chunks_fts MATCH ?"]
+    params: list[Any] = [match]
+    if path_glob:
+        where.append("c.path GLOB ?")
+        params.append(path_glob)
+    if tag:
+        tag = tag.lstrip("#").lower()
+        where.append(
+            "EXISTS (SELECT 1 FROM tags t WHERE (t.chunk = c.id OR (t.chunk IS NULL AND t.path = c.path))"
+            " AND (lower(t.tag) = ? OR lower(t.tag) LIKE ? ESCAPE '\\'))"
+        )
+        params += [tag, tag.replace("%", "\\%").replace("_", "\\_") + "/%"]
+    if since:
+        where.append("COALESCE(c.date, f.date) >= ?")
+        params.append(since)
+    if until:
+        where.append("COALESCE(c.date, f.date) <= ?")
+        params.append(until)
+    pool = max(limit * 10, 200)
+    sql = (
+        "SELECT c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id,"
+        f" bm25(chunks_fts, {_WEIGHTS}) AS rank"
+        " FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+        " JOIN files f ON f.path = c.path"
+        f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
+    )
+    rows = conn.execute(sql, [*params, pool]).fetchall()
+    ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[8]))[:limit]
+    hits = [Hit(r[1], r[2], r[3], r[4], -r[8], r[5], [], r[6], r[7]) for r in ranked]
+    _attach_tags(conn, hits, [r[0] for r in ranked])
+    return hits
+
+
+def _attach_tags(conn: sqlite3.Connection, hits: list[Hit], ids: list[int]) -> None:
+    if not hits:
+        return
+    marks = ",".join("?" * len(ids))
+    by_chunk: dict[int, list[str]] = {}
+    for chunk, tag in conn.execute(f"SELECT chunk, tag FROM tags WHERE chunk IN ({marks})", ids):
+        by_chunk.setdefault(chunk, []).append(tag)
+    paths = sorted({h.path for h in hits})
+    by_path: dict[str, list[str]] = {}
+    path_marks = ",".join("?" * len(paths))
+    for path, tag in conn.execute(
+        f"SELECT path, tag FROM tags WHERE chunk IS NULL AND path IN ({path_marks})", paths
+    ):
+        by_path.setdefault(path, []).append(tag)
+    for hit, chunk_id in zip(hits, ids, strict=True):
+        hit.tags = list(dict.fromkeys(by_chunk.get(chunk_id, []) + by_path.get(hit.path, [])))
+
+
+def highlight_spans(query: Query, text: str) -> list[tuple[int, int]]:
+    """Character spans of ``text`` that match the query's units, for snippets."""
+    lowered = text.lower()
+    spans: list[tuple[int, int]] = []
+    for unit in query.units:
+        if unit.needle is not None:
+            start = lowered.find(unit.needle)
+            while start != -1:
+                spans.append((start, start + len(unit.needle)))
+                start = lowered.find(unit.needle, start + 1)
+        elif unit.pattern is not None:
+            for m in unit.pattern.finditer(lowered):
+                end = m.end()
+                while end < len(lowered) and (lowered[end].isalnum()):
+                    end += 1
+                spans.append((m.start(), end))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged

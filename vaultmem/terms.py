@@ -1,0 +1,48 @@
+"""How text becomes search terms, shared by the indexer and the query side so both agree.
+
+SQLite's ``unicode61`` tokenizer treats a whole run of Chinese or Japanese characters as one
+token, so ``预算`` could never be found inside ``我们的预算``. vaultmem therefore splits every
+chunk in two before it reaches FTS5:
+
+* ``body``: the text with CJK runs blanked out, for ``porter unicode61`` word search;
+* ``cjk``: each CJK run written as its single characters and its overlapping bigrams
+  (``预算表`` -> ``预 算 表 预算 算表``).
+
+A query word of one CJK character matches a unigram; a word of two or more becomes the
+phrase of its bigrams, which matches exactly where the word occurs as a substring. Han,
+kana and Hangul all count as CJK here.
+"""
+
+from __future__ import annotations
+
+import re
+
+CJK_RUN = re.compile(
+    "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+    "\uf900-\ufaff\U00020000-\U0002ffff]+"
+)
+
+
+def split_cjk(text: str) -> tuple[str, list[str]]:
+    """Return ``text`` with CJK runs replaced by spaces, and the CJK runs in order."""
+    runs = CJK_RUN.findall(text)
+    if not runs:
+        return text, []
+    return CJK_RUN.sub(" ", text), runs
+
+
+def bigrams(run: str) -> list[str]:
+    """Overlapping two-character grams of one CJK run (the run itself if shorter)."""
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def cjk_terms(runs: list[str]) -> str:
+    """The ``cjk`` column for a chunk: unigrams and bigrams of every run, space-separated."""
+    out: list[str] = []
+    for run in runs:
+        out.extend(run)
+        if len(run) > 1:
+            out.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return " ".join(out)

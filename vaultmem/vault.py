@@ -1,0 +1,375 @@
+"""``Vault``: the front door. Opens a vault, holds its config, and does every job the CLI
+and the MCP server offer; they only call it.
+
+A vault is a folder holding ``.vaultmem/``. ``Vault.find`` locates it the way git finds its
+repository: an explicit path, else ``VAULTMEM_VAULT``, else the nearest folder at or above
+the current one that holds ``.vaultmem/``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import history
+from .chunk import make_chunks
+from .config import Config, load_config
+from .errors import VaultmemError, VaultNotFoundError
+from .files import FileStat, atomic_write, read_note, resolve_in_vault, scan_notes
+from .index import FileRecord, Index, IndexedState, remove_database
+from .parse import parse_document
+from .search import Hit
+from .search import search as run_search
+
+STATE_DIR = ".vaultmem"
+INDEX_FILE = "index.db"
+ENV_VAR = "VAULTMEM_VAULT"
+# A file modified this close to the moment we read it may change again within the same
+# mtime tick without its size changing; such "racy" files are re-hashed next time (as git does).
+RACY_NS = 2_000_000_000
+_DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md$")
+_PACKAGE = Path(__file__).parent
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ChangePlan:
+    """What an incremental index run must do, decided from stats alone."""
+
+    to_read: list[FileStat]
+    to_delete: list[str]
+    unchanged: int
+
+
+@dataclass
+class IndexReport:
+    """The outcome of an ``index`` or ``reindex`` run."""
+
+    files: int = 0
+    read: int = 0
+    changed: int = 0
+    removed: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+    notices: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line for people: what was done and how long it took."""
+        return (
+            f"{self.files} files ({self.changed} changed, {self.removed} removed), "
+            f"{self.chunks} chunks in {self.seconds:.2f} s"
+        )
+
+
+@dataclass
+class Status:
+    """What ``vaultmem status`` reports."""
+
+    vault: str
+    files: int
+    chunks: int
+    index_bytes: int
+    stale: list[str]
+    warnings: list[tuple[str, list[str]]]
+
+
+@dataclass
+class Excerpt:
+    """Lines of one note, for ``vaultmem show``."""
+
+    path: str
+    line_start: int
+    lines: list[str]
+
+
+@dataclass
+class InitReport:
+    """What ``vaultmem init`` laid down."""
+
+    root: Path
+    created: list[str]
+    kept: list[str]
+    committed: bool
+
+
+def plan_changes(
+    stats: Iterable[FileStat], states: dict[str, IndexedState], racy_ns: int = RACY_NS
+) -> ChangePlan:
+    """Decide which files to read and which to drop, from stats alone (pure).
+
+    A file whose size and mtime match the index is unchanged, unless it was modified within
+    ``racy_ns`` of being read: then only a content hash can tell, so it is read again.
+    """
+    to_read: list[FileStat] = []
+    seen: set[str] = set()
+    unchanged = 0
+    for stat in stats:
+        seen.add(stat.path)
+        state = states.get(stat.path)
+        if (
+            state is not None
+            and state.size == stat.size
+            and state.mtime_ns == stat.mtime_ns
+            and state.indexed_ns - state.mtime_ns > racy_ns
+        ):
+            unchanged += 1
+        else:
+            to_read.append(stat)
+    return ChangePlan(to_read, sorted(set(states) - seen), unchanged)
+
+
+def template_dir(name: str) -> Path:
+    """Where a packaged folder (``vault_template`` or ``example``) lives in this install."""
+    for candidate in (_PACKAGE / name, _PACKAGE.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise VaultmemError(f"vaultmem's {name}/ folder is missing from this installation")
+
+
+class Vault:
+    """An open vault. ``Vault(path)`` needs ``path/.vaultmem/``; see ``Vault.init``."""
+
+    def __init__(self, path: str | os.PathLike[str], *, index_path: Path | None = None) -> None:
+        """Open the vault at ``path``.
+
+        Args:
+            path: the vault folder (the one holding ``.vaultmem/``).
+            index_path: use another index file (tests compare two indexes of one vault).
+
+        Raises:
+            VaultNotFoundError: the folder does not exist or is not a vault.
+            ConfigError: ``.vaultmem/config.toml`` is invalid.
+        """
+        root = Path(path).expanduser()
+        if not root.is_dir():
+            raise VaultNotFoundError(f"no vault at {path}: the folder does not exist")
+        if not (root / STATE_DIR).is_dir():
+            raise VaultNotFoundError(
+                f"{path} is not a vault (no {STATE_DIR}/ folder); "
+                f"run `vaultmem init {path}` to create or adopt one"
+            )
+        self.root = root.resolve()
+        self.config: Config = load_config(self.root)
+        self.index_path = index_path or self.root / STATE_DIR / INDEX_FILE
+        self._index: Index | None = None
+
+    @classmethod
+    def find(cls, path: str | os.PathLike[str] | None = None, start: Path | None = None) -> Vault:
+        """Open the vault named by ``path``, else ``$VAULTMEM_VAULT``, else the nearest
+        folder at or above ``start`` (default: the current folder) that holds ``.vaultmem/``.
+
+        Raises:
+            VaultNotFoundError: none of these names a vault.
+        """
+        if path is not None:
+            return cls(path)
+        env = os.environ.get(ENV_VAR)
+        if env:
+            return cls(env)
+        here = (start or Path.cwd()).resolve()
+        for folder in (here, *here.parents):
+            if (folder / STATE_DIR).is_dir():
+                return cls(folder)
+        raise VaultNotFoundError(
+            f"no vault found in {here} or above it; pass --vault PATH, set {ENV_VAR}, "
+            "or create one with `vaultmem init PATH`"
+        )
+
+    @classmethod
+    def init(cls, path: str | os.PathLike[str], *, example: bool = False) -> InitReport:
+        """Create a vault at ``path``, or adopt the notes folder already there.
+
+        Copies every file of the vault template (and with ``example``, the example memory)
+        that does not exist yet, never changing or removing an existing file; then makes the
+        folder a git repository if it is not in one, and commits what was added.
+        """
+        root = Path(path).expanduser()
+        if root.exists() and not root.is_dir():
+            raise VaultmemError(f"{path} exists and is not a folder")
+        root.mkdir(parents=True, exist_ok=True)
+        root = root.resolve()
+        created: list[str] = []
+        kept: list[str] = []
+        sources = [template_dir("vault_template")]
+        if example:
+            sources.append(template_dir("example"))
+        for source in sources:
+            for file in sorted(p for p in source.rglob("*") if p.is_file()):
+                rel = file.relative_to(source).as_posix()
+                if "__pycache__" in rel:
+                    continue
+                if atomic_write(root / rel, file.read_bytes(), exclusive=True):
+                    created.append(rel)
+                else:
+                    kept.append(rel)
+        for folder in ("memory", "facts", "topics", "archive"):
+            (root / folder).mkdir(exist_ok=True)
+        committed = history.commit_init(root, created)
+        return InitReport(root, created, kept, committed)
+
+    # -- the index ---------------------------------------------------------------------
+
+    @property
+    def db(self) -> Index:
+        """The open shadow index (opened, created or rebuilt on first use)."""
+        if self._index is None:
+            self._index = Index.open(self.index_path, self.config.index.busy_timeout_ms)
+        return self._index
+
+    def close(self) -> None:
+        """Close the index connection."""
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def scan(self) -> list[FileStat]:
+        """Stat every note in the vault (no reads)."""
+        return list(scan_notes(self.root, self.config.index.exclude))
+
+    def index(self, progress: Progress | None = None) -> IndexReport:
+        """Bring the index up to date with the files: stat all, read only what changed.
+
+        Raises:
+            IndexLockedError: another process holds the index past the busy timeout.
+        """
+        started = time.perf_counter()
+        db = self.db
+        report = IndexReport(notices=list(db.notices))
+        db.notices.clear()
+        stats = self.scan()
+        states = db.states()
+        plan = plan_changes(stats, states)
+        report.files = len(stats)
+        with db.batch():
+            for path in plan.to_delete:
+                db.delete_file(path)
+            report.removed = len(plan.to_delete)
+            total = len(plan.to_read)
+            for done, stat in enumerate(plan.to_read, 1):
+                report.read += 1
+                if self._index_file(db, stat, states.get(stat.path)):
+                    report.changed += 1
+                if progress is not None:
+                    progress(done, total)
+        report.chunks = db.counts()["chunks"]
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def reindex(self, progress: Progress | None = None) -> IndexReport:
+        """Delete the index and build it again from the files alone."""
+        self.close()
+        remove_database(self.index_path)
+        return self.index(progress)
+
+    def _index_file(self, db: Index, stat: FileStat, state: IndexedState | None) -> bool:
+        """Index one file; return whether its content changed."""
+        if stat.skip_reason is not None:
+            record = FileRecord(stat.path, 0, 0, "", None, {}, (), (f"skipped: {stat.skip_reason}",))
+            db.replace_file(record, [])
+            return True
+        read = read_note(self.root / stat.path, self.config.index.max_file_bytes)
+        if state is not None and read.content_hash == state.hash and read.content_hash:
+            db.touch_file(stat.path, stat.size, stat.mtime_ns)
+            return False
+        if read.text is None:
+            record = FileRecord(stat.path, stat.size, stat.mtime_ns, read.content_hash, None, {}, (), read.warnings)
+            db.replace_file(record, [])
+            return True
+        doc = parse_document(read.text)
+        chunks = make_chunks(doc.blocks, self.config.index.chunk_max_chars)
+        record = FileRecord(
+            path=stat.path,
+            size=stat.size,
+            mtime_ns=stat.mtime_ns,
+            hash=read.content_hash,
+            date=_file_date(stat, doc.frontmatter),
+            frontmatter=doc.frontmatter,
+            tags=tuple(dict.fromkeys(doc.tags)),
+            warnings=(*read.warnings, *doc.warnings),
+        )
+        db.replace_file(record, chunks)
+        return True
+
+    # -- reading ------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int | None = None,
+        path: str | None = None,
+        tag: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> list[Hit]:
+        """Keyword search (see ``vaultmem.search``). Builds the index first if there is none."""
+        if not self.index_path.exists():
+            self.index()
+        kwargs = {"limit": limit or self.config.search.default_limit, "path_glob": path,
+                  "tag": tag, "since": since, "until": until}
+        try:
+            return run_search(self.db.conn, query, **kwargs)  # type: ignore[arg-type]
+        except sqlite3.OperationalError:
+            raise
+        except sqlite3.DatabaseError:
+            # A corrupt page surfaced mid-query: the index is disposable, rebuild and retry.
+            self.reindex()
+            return run_search(self.db.conn, query, **kwargs)  # type: ignore[arg-type]
+
+    def status(self) -> Status:
+        """Counts, index size, files changed since the last index run, and warnings."""
+        db = self.db
+        plan = plan_changes(self.scan(), db.states(), racy_ns=0)
+        stale = sorted({s.path for s in plan.to_read} | set(plan.to_delete))
+        counts = db.counts()
+        return Status(str(self.root), counts["files"], counts["chunks"], db.size_bytes(), stale, db.warnings())
+
+    def show(self, path: str, line: int | None = None, context: int = 0) -> Excerpt:
+        """The lines of a note: all of it, or the block holding ``line``.
+
+        Raises:
+            PathOutsideVaultError: ``path`` leaves the vault.
+            VaultmemError: the file does not exist, is not text, or ``line`` is past its end.
+        """
+        absolute, rel = resolve_in_vault(self.root, path)
+        if not absolute.is_file():
+            raise VaultmemError(f"{rel}: no such file in the vault")
+        read = read_note(absolute, self.config.index.max_file_bytes)
+        if read.text is None:
+            raise VaultmemError(f"{rel}: {read.warnings[0]}")
+        lines = read.text.replace("\r\n", "\n").split("\n")
+        if line is None:
+            return Excerpt(rel, 1, lines)
+        if not 1 <= line <= len(lines):
+            raise VaultmemError(f"{rel} has {len(lines)} lines; there is no line {line}")
+        blocks = [b for b in parse_document(read.text).blocks if b.line_start <= line <= b.line_end]
+        start, end = (blocks[-1].line_start, blocks[-1].line_end) if blocks else (line, line)
+        start, end = max(1, start - context), min(len(lines), end + context)
+        return Excerpt(rel, start, lines[start - 1 : end])
+
+
+def _file_date(stat: FileStat, frontmatter: dict[str, object]) -> str:
+    match = _DAILY_NAME.search(stat.path)
+    if match:
+        return match.group(1)
+    for key in ("date", "created"):
+        value = frontmatter.get(key)
+        if isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}", value):
+            return value[:10]
+    return dt.date.fromtimestamp(stat.mtime_ns / 1e9).isoformat()
+
+
+
