@@ -15,14 +15,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .parse import Block, find_block_id, find_fields, find_links, find_tags
+from .terms import cjk_terms, split_cjk
 
 
-@dataclass(frozen=True)
-class Chunk:
-    """One searchable unit, with the Obsidian syntax found in it."""
+class Chunk(NamedTuple):
+    """One searchable unit, with the Obsidian syntax found in it and its FTS columns.
+
+    A named tuple, not a dataclass: chunks cross process boundaries by the hundred thousand
+    when the indexer parses in worker processes, and tuples pickle several times faster.
+    """
 
     chunk_id: str
     kind: str
@@ -34,6 +38,9 @@ class Chunk:
     tags: tuple[str, ...]
     links: tuple[tuple[str, bool], ...]
     fields: tuple[tuple[str, str], ...]
+    fts_body: str
+    fts_heading: str
+    fts_cjk: str
 
 
 def make_chunks(blocks: Iterable[Block], max_chars: int) -> list[Chunk]:
@@ -41,6 +48,7 @@ def make_chunks(blocks: Iterable[Block], max_chars: int) -> list[Chunk]:
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for block in blocks:
+        fts_heading, heading_runs = split_cjk(block.heading)
         for text in _split(block.text, max_chars):
             digest = hashlib.blake2b(
                 f"{block.kind}\0{block.heading}\0{text}".encode(), digest_size=8
@@ -48,6 +56,7 @@ def make_chunks(blocks: Iterable[Block], max_chars: int) -> list[Chunk]:
             seen[digest] = seen.get(digest, 0) + 1
             chunk_id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
             is_code = block.kind == "code"
+            fts_body, runs = split_cjk(text)
             chunks.append(
                 Chunk(
                     chunk_id=chunk_id,
@@ -60,6 +69,9 @@ def make_chunks(blocks: Iterable[Block], max_chars: int) -> list[Chunk]:
                     tags=() if is_code else tuple(dict.fromkeys(find_tags(text))),
                     links=() if is_code else tuple(find_links(text)),
                     fields=() if is_code else tuple(find_fields(text)),
+                    fts_body=fts_body,
+                    fts_heading=fts_heading,
+                    fts_cjk=cjk_terms(runs + heading_runs),
                 )
             )
     return chunks

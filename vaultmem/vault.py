@@ -8,17 +8,20 @@ the current one that holds ``.vaultmem/``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import multiprocessing
 import os
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import history
-from .chunk import make_chunks
+from .chunk import Chunk, make_chunks
 from .config import Config, load_config
 from .errors import VaultmemError, VaultNotFoundError
 from .files import FileStat, atomic_write, read_note, resolve_in_vault, scan_notes
@@ -253,17 +256,24 @@ class Vault:
         states = db.states()
         plan = plan_changes(stats, states)
         report.files = len(stats)
-        with db.batch():
+        jobs = [
+            (str(self.root), stat, states[stat.path].hash if stat.path in states else None,
+             self.config.index.max_file_bytes, self.config.index.chunk_max_chars)
+            for stat in plan.to_read
+        ]
+        with db.batch(bulk=db.is_empty()), _mapper(len(jobs)) as mapper:
             for path in plan.to_delete:
                 db.delete_file(path)
             report.removed = len(plan.to_delete)
-            total = len(plan.to_read)
-            for done, stat in enumerate(plan.to_read, 1):
+            for done, (stat, prepared) in enumerate(zip(plan.to_read, mapper(jobs), strict=True), 1):
                 report.read += 1
-                if self._index_file(db, stat, states.get(stat.path)):
+                if prepared is None:
+                    db.touch_file(stat.path, stat.size, stat.mtime_ns)
+                else:
+                    db.replace_file(*prepared)
                     report.changed += 1
                 if progress is not None:
-                    progress(done, total)
+                    progress(done, len(jobs))
         report.chunks = db.counts()["chunks"]
         report.seconds = time.perf_counter() - started
         return report
@@ -273,35 +283,6 @@ class Vault:
         self.close()
         remove_database(self.index_path)
         return self.index(progress)
-
-    def _index_file(self, db: Index, stat: FileStat, state: IndexedState | None) -> bool:
-        """Index one file; return whether its content changed."""
-        if stat.skip_reason is not None:
-            record = FileRecord(stat.path, 0, 0, "", None, {}, (), (f"skipped: {stat.skip_reason}",))
-            db.replace_file(record, [])
-            return True
-        read = read_note(self.root / stat.path, self.config.index.max_file_bytes)
-        if state is not None and read.content_hash == state.hash and read.content_hash:
-            db.touch_file(stat.path, stat.size, stat.mtime_ns)
-            return False
-        if read.text is None:
-            record = FileRecord(stat.path, stat.size, stat.mtime_ns, read.content_hash, None, {}, (), read.warnings)
-            db.replace_file(record, [])
-            return True
-        doc = parse_document(read.text)
-        chunks = make_chunks(doc.blocks, self.config.index.chunk_max_chars)
-        record = FileRecord(
-            path=stat.path,
-            size=stat.size,
-            mtime_ns=stat.mtime_ns,
-            hash=read.content_hash,
-            date=_file_date(stat, doc.frontmatter),
-            frontmatter=doc.frontmatter,
-            tags=tuple(dict.fromkeys(doc.tags)),
-            warnings=(*read.warnings, *doc.warnings),
-        )
-        db.replace_file(record, chunks)
-        return True
 
     # -- reading ------------------------------------------------------------------------
 
@@ -359,6 +340,55 @@ class Vault:
         start, end = (blocks[-1].line_start, blocks[-1].line_end) if blocks else (line, line)
         start, end = max(1, start - context), min(len(lines), end + context)
         return Excerpt(rel, start, lines[start - 1 : end])
+
+
+Prepared = tuple[FileRecord, list[Chunk]]
+Job = tuple[str, FileStat, str | None, int, int]
+# Below this many files, starting worker processes costs more than it saves.
+PARALLEL_MIN_FILES = 400
+
+
+def prepare_file(job: Job) -> Prepared | None:
+    """Read, parse and chunk one note; ``None`` when its content hash is unchanged.
+
+    A top-level function of plain arguments, so worker processes can run it.
+    """
+    root, stat, old_hash, max_bytes, max_chars = job
+    if stat.skip_reason is not None:
+        return FileRecord(stat.path, 0, 0, "", None, {}, (), (f"skipped: {stat.skip_reason}",)), []
+    read = read_note(Path(root) / stat.path, max_bytes)
+    if old_hash is not None and read.content_hash == old_hash:
+        return None
+    if read.text is None:
+        return FileRecord(stat.path, stat.size, stat.mtime_ns, read.content_hash, None, {}, (), read.warnings), []
+    doc = parse_document(read.text)
+    record = FileRecord(
+        path=stat.path,
+        size=stat.size,
+        mtime_ns=stat.mtime_ns,
+        hash=read.content_hash,
+        date=_file_date(stat, doc.frontmatter),
+        frontmatter=doc.frontmatter,
+        tags=tuple(dict.fromkeys(doc.tags)),
+        warnings=(*read.warnings, *doc.warnings),
+    )
+    return record, make_chunks(doc.blocks, max_chars)
+
+
+@contextlib.contextmanager
+def _mapper(jobs: int) -> Iterator[Callable[[list[Job]], Iterable[Prepared | None]]]:
+    """``map`` for ``prepare_file``: in worker processes when there is enough work.
+
+    Parsing is CPU-bound Python and native code, so a second process uses the second core
+    while this one writes to SQLite. Results come back in order.
+    """
+    workers = min(os.cpu_count() or 1, 4)
+    if jobs < PARALLEL_MIN_FILES or workers < 2:
+        yield lambda items: map(prepare_file, items)
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        yield lambda items: pool.map(prepare_file, items, chunksize=32)
 
 
 def _file_date(stat: FileStat, frontmatter: dict[str, object]) -> str:
