@@ -1,0 +1,168 @@
+"""The command line, through click's CliRunner and as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import write
+
+from vaultmem.cli import cli
+
+
+def run(*args: str, cwd: Path | None = None) -> tuple[int, str, str]:
+    runner = CliRunner()
+    if cwd is None:
+        result = runner.invoke(cli, list(args), catch_exceptions=False)
+    else:
+        old = Path.cwd()
+        os.chdir(cwd)
+        try:
+            result = runner.invoke(cli, list(args), catch_exceptions=False)
+        finally:
+            os.chdir(old)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    path = tmp_path / "ex"
+    code, out, _ = run("init", str(path), "--example")
+    assert code == 0, out
+    return path
+
+
+def test_init_index_search_show(example: Path) -> None:
+    code, out, _ = run("index", "--vault", str(example))
+    assert code == 0
+    assert out.startswith("12 files (12 changed, 0 removed), ")
+    code, out, _ = run("search", "peanuts", "--vault", str(example))
+    assert code == 0
+    assert "facts/owner/profile.md:9" in out
+    assert "allergic to peanuts" in out
+    code, out, _ = run("show", "memory/2026-11-17.md:10", "--vault", str(example))
+    assert code == 0
+    assert out == "10 | - 10:05 **user** 我们的预算是 5 万元，下个月之前必须完成部署。 #decision ^d17-1\n"
+
+
+def test_search_json_is_one_array_with_documented_fields(example: Path) -> None:
+    code, out, _ = run("search", "预算", "--json", "--limit", "2", "--vault", str(example))
+    assert code == 0
+    hits = json.loads(out)
+    assert len(hits) == 2
+    for hit in hits:
+        assert set(hit) == {"path", "line_start", "line_end", "heading", "score", "text", "tags", "kind", "chunk_id"}
+        assert "预算" in hit["text"]
+        assert 1 <= hit["line_start"] <= hit["line_end"]
+
+
+def test_no_hits_exits_one_with_empty_json(example: Path) -> None:
+    code, out, err = run("search", "zzqqxx", "--json", "--vault", str(example))
+    assert (code, json.loads(out)) == (1, [])
+    code, out, err = run("search", "zzqqxx", "--vault", str(example))
+    assert (code, out, err) == (1, "", "no matches\n")
+
+
+def test_vault_found_from_env_and_by_walking_up(example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = example / "memory"
+    code, out, _ = run("search", "peanuts", cwd=deep)
+    assert code == 0 and "profile.md" in out
+    monkeypatch.setenv("VAULTMEM_VAULT", str(example))
+    code, out, _ = run("search", "peanuts", cwd=example.parent)
+    assert code == 0 and "profile.md" in out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["search", "x", "--vault", "/nonexistent/vault"], "Error: no vault at /nonexistent/vault: the folder does not exist\n"),
+        (["show", "../outside.md"], "is outside the vault"),
+        (["show", "memory/none.md"], "Error: memory/none.md: no such file in the vault\n"),
+        (["show", "memory/2026-11-16.md:999"], "there is no line 999"),
+    ],
+)
+def test_errors_are_one_line_and_exit_one(example: Path, args: list[str], message: str) -> None:
+    code, out, err = run(*args, cwd=example)
+    assert code == 1
+    assert message in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_no_vault_anywhere(tmp_path: Path) -> None:
+    code, _, err = run("status", cwd=tmp_path)
+    assert code == 1
+    assert err.startswith("Error: no vault found in ")
+
+
+def test_bad_options_exit_two(example: Path) -> None:
+    code, _, err = run("search", "x", "--since", "yesterday", "--vault", str(example))
+    assert code == 2
+    assert "'yesterday' is not a date like 2026-11-22" in err
+    code, _, err = run("search", "x", "--limit", "0", "--vault", str(example))
+    assert code == 2
+
+
+def test_bad_config_is_a_clear_error(example: Path) -> None:
+    (example / ".vaultmem/config.toml").write_text("[index]\nchunk_max_chars = 'big'\n")
+    code, _, err = run("index", "--vault", str(example))
+    assert code == 1
+    assert err == "Error: .vaultmem/config.toml: index.chunk_max_chars must be int, got 'big'\n"
+    (example / ".vaultmem/config.toml").write_text("[index]\nchunk_max_chars = \n")
+    code, _, err = run("index", "--vault", str(example))
+    assert code == 1 and "is not valid TOML" in err
+
+
+def test_status_and_reindex(example: Path) -> None:
+    run("index", "--vault", str(example))
+    write(example, "memory/2026-11-23.md", "- new note\n")
+    (example / "topics/alice.md").unlink()
+    write(example, "bad.md", b"\x00\x01")
+    code, out, _ = run("status", "--json", "--vault", str(example))
+    status = json.loads(out)
+    assert code == 0
+    assert status["stale"] == ["bad.md", "memory/2026-11-23.md", "topics/alice.md"]
+    code, out, _ = run("reindex", "--vault", str(example))
+    assert out.startswith("13 files (13 changed, 0 removed), ")
+    code, out, _ = run("status", "--vault", str(example))
+    assert "stale:    0 files" in out
+    assert "bad.md: skipped: binary file (contains NUL bytes)" in out
+
+
+def test_corrupt_index_warns_and_rebuilds(example: Path) -> None:
+    run("index", "--vault", str(example))
+    (example / ".vaultmem/index.db").write_bytes(b"garbage" * 1000)
+    for name in ("index.db-wal", "index.db-shm"):
+        (example / ".vaultmem" / name).unlink(missing_ok=True)
+    code, out, err = run("index", "--vault", str(example))
+    assert code == 0
+    assert err.startswith("Warning: index ") and "rebuilt from the files" in err
+    assert "12 files" in out
+
+
+def test_python_dash_m_and_installed_script(example: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "vaultmem", "--help"], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "Long-term memory for AI agents" in done.stdout
+    script = shutil.which("vaultmem", path=str(Path(sys.executable).parent)) or shutil.which("vaultmem")
+    assert script, "the vaultmem console script is not installed"
+    done = subprocess.run([script, "search", "飞书插件配置", "--json", "--vault", str(example)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["path"] == "memory/2026-11-17.md"
+    done = subprocess.run([script, "show", "nope.md", "--vault", str(example)], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (1, "Error: nope.md: no such file in the vault\n")
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for name, command in cli.commands.items():
+        code, out, _ = run(name, "--help")
+        assert code == 0
+        assert "Example:" in out, name
+        assert command.help

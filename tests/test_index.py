@@ -1,0 +1,230 @@
+"""The shadow index: incremental runs, rebuilds, and every kind of bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from vaultmem import IndexLockedError, Vault
+from vaultmem.chunk import make_chunks
+from vaultmem.index import SCHEMA_VERSION
+from vaultmem.parse import parse_document
+
+
+def rows(vault: Vault, sql: str, *params: object) -> list[tuple[object, ...]]:
+    """Query the index file through a fresh connection, as another process would."""
+    conn = sqlite3.connect(vault.index_path)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def chunk_rows(vault: Vault) -> list[tuple[object, ...]]:
+    return rows(
+        vault,
+        "SELECT path, chunk_id, kind, line_start, line_end, heading, text, block_id, date"
+        " FROM chunks ORDER BY path, line_start, chunk_id",
+    )
+
+
+def test_index_is_incremental(vault: Vault) -> None:
+    write(vault.root, "a.md", "# A\n\nalpha words\n")
+    write(vault.root, "b.md", "# B\n\nbeta words\n")
+    first = vault.index()
+    assert (first.changed, first.removed) == (3, 0)  # a, b and MEMORY.md
+    assert vault.index().changed == 0  # racy re-reads may happen, but nothing changed
+    write(vault.root, "a.md", "# A\n\nalpha words zebrafish\n")
+    (vault.root / "b.md").unlink()
+    again = vault.index()
+    assert (again.changed, again.removed) == (1, 1)
+    assert [r[0] for r in rows(vault, "SELECT path FROM files ORDER BY path")] == ["MEMORY.md", "a.md"]
+    assert vault.search("beta") == []
+    assert [h.text for h in vault.search("zebrafish")] == ["alpha words zebrafish"]
+
+
+def test_unchanged_blocks_keep_their_rows_when_the_file_changes(vault: Vault) -> None:
+    write(vault.root, "memory/2026-01-01.md", "- first ^a\n- second ^b\n")
+    vault.index()
+    before = dict(rows(vault, "SELECT chunk_id, id FROM chunks WHERE path LIKE 'memory/%'"))
+    write(vault.root, "memory/2026-01-01.md", "- inserted\n- first ^a\n- second ^b\n")
+    vault.index()
+    after = dict(rows(vault, "SELECT chunk_id, id FROM chunks WHERE path LIKE 'memory/%'"))
+    assert {k: after[k] for k in before} == before
+    assert rows(vault, "SELECT line_start FROM chunks WHERE block_id = 'b'") == [(3,)]
+
+
+def test_chunk_ids_are_deterministic_and_size_bounded() -> None:
+    doc = parse_document("# H\n\n" + "word " * 1000 + "\n\n- item\n")
+    chunks = make_chunks(doc.blocks, max_chars=1000)
+    assert all(len(c.text) <= 1000 for c in chunks)
+    assert [c.chunk_id for c in chunks] == [c.chunk_id for c in make_chunks(doc.blocks, 1000)]
+    paragraph_parts = [c for c in chunks if c.kind == "paragraph"]
+    assert len(paragraph_parts) == 5
+    assert {(c.line_start, c.line_end) for c in paragraph_parts} == {(3, 3)}
+    assert "".join(c.text for c in paragraph_parts) == "word " * 1000
+
+
+def test_reindex_equals_incremental(vault: Vault) -> None:
+    write(vault.root, "x.md", "# X\n\n- one #t\n- two [[Y]]\n")
+    vault.index()
+    write(vault.root, "x.md", "# X\n\n- zero\n- one #t\n- two [[Y]]\n")
+    write(vault.root, "y.md", "hello")
+    vault.index()
+    incremental = chunk_rows(vault)
+    vault.reindex()
+    assert chunk_rows(vault) == incremental
+
+
+def test_links_tags_fields_are_indexed(vault: Vault) -> None:
+    write(
+        vault.root,
+        "facts/people.md",
+        "---\ntags: [people]\n---\n- Alice likes tea #pref [importance:: 0.8] [[Alice]] ^f1\n",
+    )
+    vault.index()
+    assert rows(vault, "SELECT tag, chunk IS NULL FROM tags WHERE path = 'facts/people.md' ORDER BY tag") == [
+        ("people", 1),
+        ("pref", 0),
+    ]
+    assert rows(vault, "SELECT target, embed FROM links") == [("Alice", 0)]
+    assert rows(vault, "SELECT key, value FROM fields") == [("importance", "0.8")]
+    assert rows(vault, "SELECT block_id FROM chunks WHERE path = 'facts/people.md' AND kind = 'item'") == [("f1",)]
+
+
+def warnings_of(vault: Vault, path: str) -> list[str]:
+    found = rows(vault, "SELECT warnings FROM files WHERE path = ?", path)
+    assert found, f"{path} has no files row"
+    return json.loads(str(found[0][0])) if found[0][0] else []
+
+
+def test_bad_files_are_skipped_or_indexed_with_warnings(vault: Vault, tmp_path: Path) -> None:
+    write(vault.root, "binary.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    write(vault.root, "latin1.md", "caf\xe9 cr\xe8me".encode("latin-1") + b" brulee\n")
+    write(vault.root, "bom.md", "\ufeff# Bom title\n\nbom body\n")
+    write(vault.root, "crlf.md", "# Crlf\r\n\r\ncrlf body\r\n")
+    write(vault.root, "empty.md", "")
+    write(vault.root, "yaml.md", "---\ntitle: [broken\n---\nyaml body survives\n")
+    outside = write(tmp_path, "outside/secret.md", "secret words outside")
+    os.symlink(outside, vault.root / "link.md")
+    originals = {p: p.read_bytes() for p in vault.root.glob("*.md")}
+    vault.index()
+    assert warnings_of(vault, "binary.md") == ["skipped: binary file (contains NUL bytes)"]
+    assert "invalid UTF-8 at byte 3" in warnings_of(vault, "latin1.md")[0]
+    assert [h.path for h in vault.search("brulee")] == ["latin1.md"]
+    assert [h.text for h in vault.search("bom")][:2] == ["# Bom title", "bom body"]
+    hit = vault.search("crlf body")[0]
+    assert (hit.line_start, hit.text) == (3, "crlf body")
+    assert warnings_of(vault, "empty.md") == []
+    assert "malformed YAML frontmatter" in warnings_of(vault, "yaml.md")[0]
+    assert vault.search("survives")[0].path == "yaml.md"
+    assert "symlink leading outside the vault" in warnings_of(vault, "link.md")[0]
+    assert vault.search("secret") == []
+    # Nothing vaultmem read was changed.
+    assert {p: p.read_bytes() for p in vault.root.glob("*.md")} == originals
+
+
+def test_size_limit_and_a_ten_megabyte_single_line(vault_path: Path) -> None:
+    (vault_path / ".vaultmem/config.toml").write_text("[index]\nmax_file_bytes = 12000000\n")
+    write(vault_path, "huge.md", "x" * 13_000_000)
+    write(vault_path, "long.md", ("lorem ipsum " * 900_000)[:10_000_000] + " needle")
+    with Vault(vault_path) as vault:
+        vault.index()
+        assert "over index.max_file_bytes" in warnings_of(vault, "huge.md")[0]
+        hits = vault.search("needle")
+        assert [(h.path, h.line_start, h.line_end) for h in hits] == [("long.md", 1, 1)]
+        # 10,000,007 characters: 5001 chunks of at most 2000, all on line 1.
+        assert rows(vault, "SELECT COUNT(*) FROM chunks WHERE path = 'long.md'")[0][0] == 5001
+
+
+def test_a_file_built_to_crash_the_native_parser_is_indexed_as_text(vault_path: Path) -> None:
+    write(vault_path, "bomb.md", "start words\n" + ">" * 200_000 + "\nend words\n")
+    write(vault_path, "stars.md", "*" * 100_000 + "a" + "*" * 100_000 + "\n")
+    # In a child process: if the guard failed, the crash would take pytest down with it.
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultmem", "index", "--vault", str(vault_path)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    with Vault(vault_path) as vault:
+        assert "parsed as plain text" in warnings_of(vault, "bomb.md")[0]
+        assert vault.search("end words")[0].path == "bomb.md"
+        # 200,001 characters on one line: 101 chunks of at most chunk_max_chars (2000).
+        assert rows(vault, "SELECT COUNT(*) FROM chunks WHERE path = 'stars.md'") == [(101,)]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"this is not a database at all" * 100, b"SQLite format 3\x00" + b"\xff" * 4000],
+)
+def test_a_corrupt_index_is_rebuilt_from_the_files(vault: Vault, content: bytes) -> None:
+    write(vault.root, "note.md", "recoverable words\n")
+    vault.index()
+    vault.close()
+    vault.index_path.write_bytes(content)
+    report = vault.index()
+    assert any("rebuilt from the files" in n for n in report.notices)
+    assert vault.search("recoverable")[0].path == "note.md"
+
+
+def test_a_foreign_or_old_index_is_rebuilt(vault: Vault) -> None:
+    write(vault.root, "note.md", "kept words\n")
+    vault.close()
+    conn = sqlite3.connect(vault.index_path)
+    conn.execute("CREATE TABLE other (x)")
+    conn.commit()
+    conn.close()
+    assert any("not a vaultmem index" in n for n in vault.index().notices)
+    vault.close()
+    conn = sqlite3.connect(vault.index_path)
+    conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    notices = vault.index().notices
+    assert any(f"schema version 0, not {SCHEMA_VERSION}" in n for n in notices)
+    assert vault.search("kept")[0].path == "note.md"
+
+
+def test_a_locked_index_waits_then_gives_a_clear_error(vault_path: Path) -> None:
+    (vault_path / ".vaultmem/config.toml").write_text("[index]\nbusy_timeout_ms = 200\n")
+    write(vault_path, "note.md", "words\n")
+    with Vault(vault_path) as vault:
+        vault.index()
+        write(vault_path, "note.md", "new words\n")
+        blocker = sqlite3.connect(vault.index_path)
+        blocker.execute("BEGIN EXCLUSIVE")
+        try:
+            with pytest.raises(IndexLockedError, match="locked by another process"):
+                vault.index()
+        finally:
+            blocker.rollback()
+            blocker.close()
+        assert vault.index().changed == 1
+
+
+def test_racy_edits_within_one_mtime_tick_are_not_missed(vault: Vault) -> None:
+    note = write(vault.root, "racy.md", "aaaa\n")
+    vault.index()
+    stat = note.stat()
+    note.write_text("bbbb\n")  # same size, and the mtime put back as it was
+    os.utime(note, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    vault.index()
+    assert vault.search("bbbb")[0].path == "racy.md"
+
+
+def test_parallel_and_serial_indexing_agree(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    for i in range(60):
+        write(vault.root, f"memory/2026-01-{i % 28 + 1:02d}-{i}.md", f"# Day {i}\n\n- item {i} 预算{i}\n")
+    monkeypatch.setattr("vaultmem.vault.PARALLEL_MIN_FILES", 10)
+    vault.reindex()
+    parallel = chunk_rows(vault)
+    monkeypatch.setattr("vaultmem.vault.PARALLEL_MIN_FILES", 10_000)
+    vault.reindex()
+    assert chunk_rows(vault) == parallel

@@ -1,0 +1,65 @@
+"""``vaultmem init``: a new vault from the template, or adopting an existing notes folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import git
+from conftest import copy_shared, write
+
+from vaultmem import Vault
+
+
+def test_init_lays_down_the_template_and_commits(tmp_path: Path) -> None:
+    report = Vault.init(tmp_path / "v")
+    root = tmp_path / "v"
+    for rel in ("MEMORY.md", ".vaultmem/config.toml", ".gitignore", ".gitattributes",
+                "memory", "facts", "topics", "archive"):
+        assert (root / rel).exists(), rel
+    assert "<!-- vaultmem:begin -->" in (root / "MEMORY.md").read_text()
+    assert "memory/*.md merge=union" in (root / ".gitattributes").read_text()
+    assert report.committed
+    repo = git.Repo(root)
+    assert repo.head.commit.message.strip() == "vaultmem: initialise vault"
+    assert "MEMORY.md" in repo.git.ls_files().splitlines()
+
+
+def test_the_index_stays_out_of_git(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    Vault.init(root, example=True)
+    with Vault(root) as vault:
+        vault.index()
+    repo = git.Repo(root)
+    assert repo.is_dirty(untracked_files=True) is False
+    assert repo.git.check_ignore(".vaultmem/index.db") == ".vaultmem/index.db"
+
+
+def test_init_adopts_an_obsidian_vault_without_changing_a_file(tmp_path: Path) -> None:
+    root = copy_shared("corpora/obsidian-help/en", tmp_path / "help")
+    write(root, "MEMORY.md", "my own memory file\n")
+    write(root, ".gitignore", "secret/\n")
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    report = Vault.init(root)
+    assert "MEMORY.md" in report.kept and ".gitignore" in report.kept
+    after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git/" not in p.as_posix()}
+    assert {p: after[p] for p in before} == before
+    # The index stays out of git even though the person's own .gitignore was kept as it was.
+    assert git.Repo(root).git.check_ignore(".vaultmem/index.db")
+
+
+def test_init_inside_an_existing_repository_commits_only_what_it_added(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    repo = git.Repo.init(root)
+    write(root, "draft.md", "uncommitted draft\n")
+    Vault.init(root)
+    committed = repo.git.show("--name-only", "--format=", "HEAD").splitlines()
+    assert "draft.md" not in committed
+    assert "MEMORY.md" in committed
+    assert repo.is_dirty(untracked_files=True)  # the draft is still the person's to commit
+
+
+def test_init_twice_changes_nothing(tmp_path: Path) -> None:
+    Vault.init(tmp_path / "v", example=True)
+    second = Vault.init(tmp_path / "v", example=True)
+    assert second.created == []
+    assert not second.committed
