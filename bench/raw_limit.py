@@ -28,7 +28,8 @@ def raw_index(vault: Path, db_path: Path) -> float:
             text = path.read_text(encoding="utf-8")
             parser.tree(text)
             conn.executemany(
-                "INSERT INTO lines (text) VALUES (?)", [(line,) for line in text.splitlines() if line.strip()]
+                "INSERT INTO lines (text) VALUES (?)",
+                [(line,) for line in text.splitlines() if line.strip()],
             )
     conn.close()
     return time.perf_counter() - started
@@ -43,8 +44,10 @@ def main() -> None:
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as tmp:
             times.append(raw_index(args.vault, Path(tmp) / "raw.db"))
-    print(f"raw limit: median {statistics.median(times):.2f} s over {args.runs} runs "
-          f"(min {min(times):.2f}, max {max(times):.2f}), pid {os.getpid()}")
+    print(
+        f"raw limit: median {statistics.median(times):.2f} s over {args.runs} runs "
+        f"(min {min(times):.2f}, max {max(times):.2f}), pid {os.getpid()}"
+    )
 
 
 if __name__ == "__main__":

@@ -48,7 +48,10 @@ def test_init_index_search_show(example: Path) -> None:
     assert "allergic to peanuts" in out
     code, out, _ = run("show", "memory/2026-11-17.md:10", "--vault", str(example))
     assert code == 0
-    assert out == "10 | - 10:05 **user** 我们的预算是 5 万元，下个月之前必须完成部署。 #decision ^d17-1\n"
+    assert (
+        out
+        == "10 | - 10:05 **user** 我们的预算是 5 万元，下个月之前必须完成部署。 #decision ^d17-1\n"
+    )
 
 
 def test_search_json_is_one_array_with_documented_fields(example: Path) -> None:
@@ -57,7 +60,17 @@ def test_search_json_is_one_array_with_documented_fields(example: Path) -> None:
     hits = json.loads(out)
     assert len(hits) == 2
     for hit in hits:
-        assert set(hit) == {"path", "line_start", "line_end", "heading", "score", "text", "tags", "kind", "chunk_id"}
+        assert set(hit) == {
+            "path",
+            "line_start",
+            "line_end",
+            "heading",
+            "score",
+            "text",
+            "tags",
+            "kind",
+            "chunk_id",
+        }
         assert "预算" in hit["text"]
         assert 1 <= hit["line_start"] <= hit["line_end"]
 
@@ -69,7 +82,9 @@ def test_no_hits_exits_one_with_empty_json(example: Path) -> None:
     assert (code, out, err) == (1, "", "no matches\n")
 
 
-def test_vault_found_from_env_and_by_walking_up(example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vault_found_from_env_and_by_walking_up(
+    example: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     deep = example / "memory"
     code, out, _ = run("search", "peanuts", cwd=deep)
     assert code == 0 and "profile.md" in out
@@ -81,7 +96,10 @@ def test_vault_found_from_env_and_by_walking_up(example: Path, monkeypatch: pyte
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["search", "x", "--vault", "/nonexistent/vault"], "Error: no vault at /nonexistent/vault: the folder does not exist\n"),
+        (
+            ["search", "x", "--vault", "/nonexistent/vault"],
+            "Error: no vault at /nonexistent/vault: the folder does not exist\n",
+        ),
         (["show", "../outside.md"], "is outside the vault"),
         (["show", "memory/none.md"], "Error: memory/none.md: no such file in the vault\n"),
         (["show", "memory/2026-11-16.md:999"], "there is no line 999"),
@@ -147,16 +165,26 @@ def test_corrupt_index_warns_and_rebuilds(example: Path) -> None:
 
 
 def test_python_dash_m_and_installed_script(example: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "vaultmem", "--help"], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultmem", "--help"], capture_output=True, text=True
+    )
     assert done.returncode == 0
     assert "Long-term memory for AI agents" in done.stdout
-    script = shutil.which("vaultmem", path=str(Path(sys.executable).parent)) or shutil.which("vaultmem")
+    script = shutil.which("vaultmem", path=str(Path(sys.executable).parent)) or shutil.which(
+        "vaultmem"
+    )
     assert script, "the vaultmem console script is not installed"
-    done = subprocess.run([script, "search", "飞书插件配置", "--json", "--vault", str(example)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [script, "search", "飞书插件配置", "--json", "--vault", str(example)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)[0]["path"] == "memory/2026-11-17.md"
-    done = subprocess.run([script, "show", "nope.md", "--vault", str(example)], capture_output=True, text=True)
+    done = subprocess.run(
+        [script, "show", "nope.md", "--vault", str(example)], capture_output=True, text=True
+    )
     assert (done.returncode, done.stderr) == (1, "Error: nope.md: no such file in the vault\n")
 
 

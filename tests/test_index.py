@@ -45,7 +45,10 @@ def test_index_is_incremental(vault: Vault) -> None:
     (vault.root / "b.md").unlink()
     again = vault.index()
     assert (again.changed, again.removed) == (1, 1)
-    assert [r[0] for r in rows(vault, "SELECT path FROM files ORDER BY path")] == ["MEMORY.md", "a.md"]
+    assert [r[0] for r in rows(vault, "SELECT path FROM files ORDER BY path")] == [
+        "MEMORY.md",
+        "a.md",
+    ]
     assert vault.search("beta") == []
     assert [h.text for h in vault.search("zebrafish")] == ["alpha words zebrafish"]
 
@@ -90,13 +93,17 @@ def test_links_tags_fields_are_indexed(vault: Vault) -> None:
         "---\ntags: [people]\n---\n- Alice likes tea #pref [importance:: 0.8] [[Alice]] ^f1\n",
     )
     vault.index()
-    assert rows(vault, "SELECT tag, chunk IS NULL FROM tags WHERE path = 'facts/people.md' ORDER BY tag") == [
+    assert rows(
+        vault, "SELECT tag, chunk IS NULL FROM tags WHERE path = 'facts/people.md' ORDER BY tag"
+    ) == [
         ("people", 1),
         ("pref", 0),
     ]
     assert rows(vault, "SELECT target, embed FROM links") == [("Alice", 0)]
     assert rows(vault, "SELECT key, value FROM fields") == [("importance", "0.8")]
-    assert rows(vault, "SELECT block_id FROM chunks WHERE path = 'facts/people.md' AND kind = 'item'") == [("f1",)]
+    assert rows(
+        vault, "SELECT block_id FROM chunks WHERE path = 'facts/people.md' AND kind = 'item'"
+    ) == [("f1",)]
 
 
 def warnings_of(vault: Vault, path: str) -> list[str]:
@@ -150,7 +157,9 @@ def test_a_file_built_to_crash_the_native_parser_is_indexed_as_text(vault_path: 
     # In a child process: if the guard failed, the crash would take pytest down with it.
     done = subprocess.run(
         [sys.executable, "-m", "vaultmem", "index", "--vault", str(vault_path)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     with Vault(vault_path) as vault:
@@ -221,7 +230,11 @@ def test_racy_edits_within_one_mtime_tick_are_not_missed(vault: Vault) -> None:
 
 def test_parallel_and_serial_indexing_agree(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
     for i in range(60):
-        write(vault.root, f"memory/2026-01-{i % 28 + 1:02d}-{i}.md", f"# Day {i}\n\n- item {i} 预算{i}\n")
+        write(
+            vault.root,
+            f"memory/2026-01-{i % 28 + 1:02d}-{i}.md",
+            f"# Day {i}\n\n- item {i} 预算{i}\n",
+        )
     monkeypatch.setattr("vaultmem.vault.PARALLEL_MIN_FILES", 10)
     vault.reindex()
     parallel = chunk_rows(vault)

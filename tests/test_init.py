@@ -13,8 +13,16 @@ from vaultmem import Vault
 def test_init_lays_down_the_template_and_commits(tmp_path: Path) -> None:
     report = Vault.init(tmp_path / "v")
     root = tmp_path / "v"
-    for rel in ("MEMORY.md", ".vaultmem/config.toml", ".gitignore", ".gitattributes",
-                "memory", "facts", "topics", "archive"):
+    for rel in (
+        "MEMORY.md",
+        ".vaultmem/config.toml",
+        ".gitignore",
+        ".gitattributes",
+        "memory",
+        "facts",
+        "topics",
+        "archive",
+    ):
         assert (root / rel).exists(), rel
     assert "<!-- vaultmem:begin -->" in (root / "MEMORY.md").read_text()
     assert "memory/*.md merge=union" in (root / ".gitattributes").read_text()
@@ -41,7 +49,9 @@ def test_init_adopts_an_obsidian_vault_without_changing_a_file(tmp_path: Path) -
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     report = Vault.init(root)
     assert "MEMORY.md" in report.kept and ".gitignore" in report.kept
-    after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git/" not in p.as_posix()}
+    after = {
+        p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git/" not in p.as_posix()
+    }
     assert {p: after[p] for p in before} == before
     # The index stays out of git even though the person's own .gitignore was kept as it was.
     assert git.Repo(root).git.check_ignore(".vaultmem/index.db")

@@ -67,7 +67,11 @@ def test_blocks_have_one_based_inclusive_line_ranges() -> None:
 
 def test_heading_path_and_frontmatter() -> None:
     doc = parse_document(NOTE)
-    assert doc.frontmatter == {"title": "Trip", "tags": ["travel", "#plans"], "created": "2026-03-01"}
+    assert doc.frontmatter == {
+        "title": "Trip",
+        "tags": ["travel", "#plans"],
+        "created": "2026-03-01",
+    }
     assert doc.tags == ["travel", "plans"]
     items = [b for b in doc.blocks if b.kind == "item"]
     assert items[0].heading == "Trip > Packing"
@@ -81,7 +85,9 @@ def test_obsidian_syntax_is_kept_verbatim() -> None:
 
 
 def test_tags_links_fields_block_ids() -> None:
-    text = "Met [[Alice|Al]] and ![[diagram.png]] about [[Atlas#Plan]] #work/atlas #2026 `#code` x#y"
+    text = (
+        "Met [[Alice|Al]] and ![[diagram.png]] about [[Atlas#Plan]] #work/atlas #2026 `#code` x#y"
+    )
     assert find_tags(text) == ["work/atlas"]
     assert find_links(text) == [("Alice", False), ("diagram.png", True), ("Atlas", False)]
     fact = "- Alice is allergic [importance:: 1.0] [source:: [[2026-02-04#^d1-3]]] ^f3a9c1"
@@ -119,8 +125,14 @@ def test_crlf_and_empty_and_frontmatter_only() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [">" * 200_000, "> " * 5000, "> - " * 5000, "- " * 5000, "1. " * 5000,
-     "".join(" " * (2 * i) + "- x\n" for i in range(400))],
+    [
+        ">" * 200_000,
+        "> " * 5000,
+        "> - " * 5000,
+        "- " * 5000,
+        "1. " * 5000,
+        "".join(" " * (2 * i) + "- x\n" for i in range(400)),
+    ],
 )
 def test_pathological_nesting_falls_back_to_plain_text(text: str) -> None:
     assert risky_nesting(text) is not None

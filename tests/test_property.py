@@ -20,11 +20,26 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 from vaultmem import Vault
 
 NAMES = st.sampled_from(["a.md", "b.md", "memory/2026-01-01.md", "facts/x/y.md", "topics/中文.md"])
-LINES = st.sampled_from([
-    "- budget review ^b1", "- 预算 五万元", "- deploy #bug", "# Heading", "## 子标题",
-    "plain paragraph text", "- [[Alice]] likes tea [importance:: 0.5]", "```", "> [!note] callout",
-    "---", "title: x", "", "| a | b |", "|---|---|", "- 飞书插件配置", "tail words #tag/nested",
-])
+LINES = st.sampled_from(
+    [
+        "- budget review ^b1",
+        "- 预算 五万元",
+        "- deploy #bug",
+        "# Heading",
+        "## 子标题",
+        "plain paragraph text",
+        "- [[Alice]] likes tea [importance:: 0.5]",
+        "```",
+        "> [!note] callout",
+        "---",
+        "title: x",
+        "",
+        "| a | b |",
+        "|---|---|",
+        "- 飞书插件配置",
+        "tail words #tag/nested",
+    ]
+)
 BODIES = st.lists(LINES, max_size=12).map("\n".join)
 GARBAGE = st.binary(max_size=64)
 QUERIES = ["budget", "预算", "deploy", "飞书插件配置", "alice", "callout", "heading", "子标题"]
@@ -35,24 +50,41 @@ def snapshot(db: Path) -> tuple[list[tuple[object, ...]], ...]:
     try:
         chunks = conn.execute(
             "SELECT path, chunk_id, kind, line_start, line_end, heading, text, block_id, date"
-            " FROM chunks ORDER BY path, chunk_id").fetchall()
-        files = conn.execute("SELECT path, hash, date, frontmatter, warnings, chunks FROM files ORDER BY path").fetchall()
-        tags = conn.execute("SELECT t.path, c.chunk_id, t.tag FROM tags t LEFT JOIN chunks c ON c.id = t.chunk"
-                            " ORDER BY 1, 2, 3").fetchall()
-        links = conn.execute("SELECT l.path, c.chunk_id, target, embed FROM links l JOIN chunks c ON c.id = l.chunk"
-                             " ORDER BY 1, 2, 3").fetchall()
-        fields = conn.execute("SELECT f.path, c.chunk_id, key, value FROM fields f JOIN chunks c ON c.id = f.chunk"
-                              " ORDER BY 1, 2, 3, 4").fetchall()
-        fts = conn.execute("SELECT c.path, c.chunk_id, f.body, f.heading, f.cjk FROM chunks_fts f"
-                           " JOIN chunks c ON c.id = f.rowid ORDER BY 1, 2").fetchall()
-        orphans = conn.execute("SELECT COUNT(*) FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks)").fetchall()
+            " FROM chunks ORDER BY path, chunk_id"
+        ).fetchall()
+        files = conn.execute(
+            "SELECT path, hash, date, frontmatter, warnings, chunks FROM files ORDER BY path"
+        ).fetchall()
+        tags = conn.execute(
+            "SELECT t.path, c.chunk_id, t.tag FROM tags t LEFT JOIN chunks c ON c.id = t.chunk"
+            " ORDER BY 1, 2, 3"
+        ).fetchall()
+        links = conn.execute(
+            "SELECT l.path, c.chunk_id, target, embed FROM links l JOIN chunks c ON c.id = l.chunk"
+            " ORDER BY 1, 2, 3"
+        ).fetchall()
+        fields = conn.execute(
+            "SELECT f.path, c.chunk_id, key, value FROM fields f JOIN chunks c ON c.id = f.chunk"
+            " ORDER BY 1, 2, 3, 4"
+        ).fetchall()
+        fts = conn.execute(
+            "SELECT c.path, c.chunk_id, f.body, f.heading, f.cjk FROM chunks_fts f"
+            " JOIN chunks c ON c.id = f.rowid ORDER BY 1, 2"
+        ).fetchall()
+        orphans = conn.execute(
+            "SELECT COUNT(*) FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks)"
+        ).fetchall()
     finally:
         conn.close()
     return chunks, files, tags, links, fields, fts, orphans
 
 
-@settings(max_examples=60, stateful_step_count=12, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=60,
+    stateful_step_count=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 class IndexMatchesRebuild(RuleBasedStateMachine):
     notes = Bundle("notes")
 
@@ -116,8 +148,12 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
             rebuilt.reindex()
             assert snapshot(self.vault.index_path) == snapshot(rebuilt_path)
             for query in QUERIES:
-                ours = [(h.path, h.chunk_id, h.line_start) for h in self.vault.search(query, limit=50)]
-                theirs = [(h.path, h.chunk_id, h.line_start) for h in rebuilt.search(query, limit=50)]
+                ours = [
+                    (h.path, h.chunk_id, h.line_start) for h in self.vault.search(query, limit=50)
+                ]
+                theirs = [
+                    (h.path, h.chunk_id, h.line_start) for h in rebuilt.search(query, limit=50)
+                ]
                 assert sorted(ours) == sorted(theirs), query
 
 

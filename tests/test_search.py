@@ -13,22 +13,30 @@ from vaultmem.search import parse_query
 
 @pytest.fixture
 def notes(vault: Vault) -> Vault:
-    write(vault.root, "memory/2026-03-01.md", (
-        "# 2026-03-01\n\n"
-        "- The budget review moved to Friday ^a1\n"
-        "- Deploy failed: connection refused on port 5432 #bug ^a2\n"
-        "- 我们的预算是五万元 ^a3\n"
-        "- 飞书的插件需要重新配置 ^a4\n"
-        "- 插件已经更新 ^a5\n"
-        "- 写一个 GitHub备份脚本 ^a6\n"
-        "- 東京の出張は来月です ^a7\n"
-        "- 다음 주 회의는 서울에서 합니다 ^a8\n"
-    ))
-    write(vault.root, "facts/work.md", (
-        "---\ntags: [work]\ncreated: 2026-01-15\n---\n# Work\n\n"
-        "- Deployment checklist lives in the wiki #ops/deploy\n"
-        "- The budgets are reviewed quarterly [created:: 2026-04-02]\n"
-    ))
+    write(
+        vault.root,
+        "memory/2026-03-01.md",
+        (
+            "# 2026-03-01\n\n"
+            "- The budget review moved to Friday ^a1\n"
+            "- Deploy failed: connection refused on port 5432 #bug ^a2\n"
+            "- 我们的预算是五万元 ^a3\n"
+            "- 飞书的插件需要重新配置 ^a4\n"
+            "- 插件已经更新 ^a5\n"
+            "- 写一个 GitHub备份脚本 ^a6\n"
+            "- 東京の出張は来月です ^a7\n"
+            "- 다음 주 회의는 서울에서 합니다 ^a8\n"
+        ),
+    )
+    write(
+        vault.root,
+        "facts/work.md",
+        (
+            "---\ntags: [work]\ncreated: 2026-01-15\n---\n# Work\n\n"
+            "- Deployment checklist lives in the wiki #ops/deploy\n"
+            "- The budgets are reviewed quarterly [created:: 2026-04-02]\n"
+        ),
+    )
     vault.index()
     return vault
 
@@ -58,9 +66,37 @@ def test_phrases_and_prefixes_keep_their_meaning(notes: Vault) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ['"', '"unbalanced', "(((", ")", "a AND", "OR", "NOT NOT", "NEAR(a b", "*", "**", "-x", "^",
-     "col:value", "budget:", "'; DROP TABLE chunks; --", "🙂", "🙂 budget", "{body}", "\\", "",
-     "   ", "a\"b\"c", "%_", "NEAR", "x*y", "预算*", "\x00", "[[Alice]]", "#bug"],
+    [
+        '"',
+        '"unbalanced',
+        "(((",
+        ")",
+        "a AND",
+        "OR",
+        "NOT NOT",
+        "NEAR(a b",
+        "*",
+        "**",
+        "-x",
+        "^",
+        "col:value",
+        "budget:",
+        "'; DROP TABLE chunks; --",
+        "🙂",
+        "🙂 budget",
+        "{body}",
+        "\\",
+        "",
+        "   ",
+        'a"b"c',
+        "%_",
+        "NEAR",
+        "x*y",
+        "预算*",
+        "\x00",
+        "[[Alice]]",
+        "#bug",
+    ],
 )
 def test_any_typed_string_is_a_valid_query(notes: Vault, query: str) -> None:
     hits = notes.search(query, limit=50)
@@ -76,7 +112,10 @@ def test_operators_are_words_to_skip_not_syntax(notes: Vault) -> None:
 
 def test_two_character_chinese_word(notes: Vault) -> None:
     assert lines_of(notes.search("预算")) == [("memory/2026-03-01.md", 5)]
-    assert sorted(lines_of(notes.search("插件"))) == [("memory/2026-03-01.md", 6), ("memory/2026-03-01.md", 7)]
+    assert sorted(lines_of(notes.search("插件"))) == [
+        ("memory/2026-03-01.md", 6),
+        ("memory/2026-03-01.md", 7),
+    ]
 
 
 def test_long_chinese_query_not_verbatim_finds_its_words_fullest_first(notes: Vault) -> None:
@@ -102,9 +141,13 @@ def test_filters(notes: Vault) -> None:
     assert lines_of(notes.search("budget", path="facts/*")) == [("facts/work.md", 8)]
     assert lines_of(notes.search("deploy", tag="bug")) == [("memory/2026-03-01.md", 4)]
     assert lines_of(notes.search("deploy", tag="#ops")) == [("facts/work.md", 7)]  # nested tag
-    assert lines_of(notes.search("checklist", tag="work")) == [("facts/work.md", 7)]  # frontmatter tag
+    assert lines_of(notes.search("checklist", tag="work")) == [
+        ("facts/work.md", 7)
+    ]  # frontmatter tag
     assert lines_of(notes.search("budget", since="2026-03-01")) == [
-        ("memory/2026-03-01.md", 3), ("facts/work.md", 8)]  # the fact's own [created:: 2026-04-02]
+        ("memory/2026-03-01.md", 3),
+        ("facts/work.md", 8),
+    ]  # the fact's own [created:: 2026-04-02]
     assert lines_of(notes.search("budget", until="2026-03-31")) == [("memory/2026-03-01.md", 3)]
     assert notes.search("checklist", since="2026-02-01") == []  # file created 2026-01-15
 
@@ -112,7 +155,15 @@ def test_filters(notes: Vault) -> None:
 def test_hits_carry_tags_and_json_fields(notes: Vault) -> None:
     hit = notes.search("checklist")[0]
     assert hit.tags == ["ops/deploy", "work"]
-    assert set(hit.as_dict()) >= {"path", "line_start", "line_end", "heading", "score", "text", "tags"}
+    assert set(hit.as_dict()) >= {
+        "path",
+        "line_start",
+        "line_end",
+        "heading",
+        "score",
+        "text",
+        "tags",
+    }
 
 
 def test_parse_query_never_passes_syntax_through() -> None:
@@ -133,7 +184,9 @@ def help_vault(tmp_path_factory: pytest.TempPathFactory) -> Vault:
 
 
 def test_the_obsidian_help_vault_indexes_whole(help_vault: Vault) -> None:
-    on_disk = sorted(p.relative_to(help_vault.root).as_posix() for p in help_vault.root.rglob("*.md"))
+    on_disk = sorted(
+        p.relative_to(help_vault.root).as_posix() for p in help_vault.root.rglob("*.md")
+    )
     conn = help_vault.db.conn
     indexed = [r[0] for r in conn.execute("SELECT path FROM files ORDER BY path")]
     assert indexed == sorted(on_disk)
@@ -144,10 +197,19 @@ def test_the_obsidian_help_vault_indexes_whole(help_vault: Vault) -> None:
 
 @pytest.mark.parametrize(
     "query, path_part",
-    [("callout", "Callouts"), ("Obsidian Sync", "Sync"), ("wikilink", "link"),
-     ("双向链接", "zh/"), ("插件", "zh/"), ("同步", "zh/"), ("快捷键", "zh/")],
+    [
+        ("callout", "Callouts"),
+        ("Obsidian Sync", "Sync"),
+        ("wikilink", "link"),
+        ("双向链接", "zh/"),
+        ("插件", "zh/"),
+        ("同步", "zh/"),
+        ("快捷键", "zh/"),
+    ],
 )
-def test_known_phrases_are_found_in_the_help_vault(help_vault: Vault, query: str, path_part: str) -> None:
+def test_known_phrases_are_found_in_the_help_vault(
+    help_vault: Vault, query: str, path_part: str
+) -> None:
     hits = help_vault.search(query, limit=20)
     assert hits, query
     assert any(path_part in h.path for h in hits)
@@ -155,8 +217,21 @@ def test_known_phrases_are_found_in_the_help_vault(help_vault: Vault, query: str
 
 def test_chinese_search_finds_every_chunk_a_substring_scan_finds(help_vault: Vault) -> None:
     conn = help_vault.db.conn
-    texts = conn.execute("SELECT path, chunk_id, text, heading FROM chunks WHERE path LIKE 'zh/%'").fetchall()
-    for word in ["链接", "插件", "同步", "笔记", "模板", "快捷键", "文件夹", "核心插件", "命令面板", "第三方插件"]:
+    texts = conn.execute(
+        "SELECT path, chunk_id, text, heading FROM chunks WHERE path LIKE 'zh/%'"
+    ).fetchall()
+    for word in [
+        "链接",
+        "插件",
+        "同步",
+        "笔记",
+        "模板",
+        "快捷键",
+        "文件夹",
+        "核心插件",
+        "命令面板",
+        "第三方插件",
+    ]:
         truth = {(p, c) for p, c, t, h in texts if word in t or word in h}
         got = {(h.path, h.chunk_id) for h in help_vault.search(word, limit=100_000)}
         assert truth and truth <= got, word

@@ -9,7 +9,6 @@ progress go to stderr. See ``docs/cli.md``.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 import sys
 from collections.abc import Callable
@@ -84,7 +83,8 @@ def init(path: Path, example: bool) -> None:
     report = Vault.init(path, example=example)
     click.echo(
         f"vault ready at {report.root}: {len(report.created)} files added, "
-        f"{len(report.kept)} existing files kept" + ("" if report.committed else " (nothing to commit)")
+        f"{len(report.kept)} existing files kept"
+        + ("" if report.committed else " (nothing to commit)")
     )
 
 
@@ -160,8 +160,12 @@ def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
 
 @cli.command()
 @click.argument("query")
-@click.option("--limit", "-n", type=click.IntRange(min=1), default=None, help="Most hits to show [10].")
-@click.option("--path", "path_glob", help="Only notes whose path matches this glob, e.g. 'memory/*'.")
+@click.option(
+    "--limit", "-n", type=click.IntRange(min=1), default=None, help="Most hits to show [10]."
+)
+@click.option(
+    "--path", "path_glob", help="Only notes whose path matches this glob, e.g. 'memory/*'."
+)
 @click.option("--tag", help="Only chunks with this tag (inline or frontmatter; nested tags match).")
 @click.option("--since", callback=_date, help="Only chunks dated on or after YYYY-MM-DD.")
 @click.option("--until", callback=_date, help="Only chunks dated on or before YYYY-MM-DD.")
@@ -213,14 +217,24 @@ def status(as_json: bool, vault_path: Path | None) -> None:
         st = vault.status()
     if as_json:
         _echo_json(
-            {"vault": st.vault, "files": st.files, "chunks": st.chunks, "index_bytes": st.index_bytes,
-             "stale": st.stale, "warnings": [{"path": p, "warnings": w} for p, w in st.warnings]}
+            {
+                "vault": st.vault,
+                "files": st.files,
+                "chunks": st.chunks,
+                "index_bytes": st.index_bytes,
+                "stale": st.stale,
+                "warnings": [{"path": p, "warnings": w} for p, w in st.warnings],
+            }
         )
         return
     click.echo(f"vault:    {st.vault}")
-    click.echo(f"indexed:  {st.files} files, {st.chunks} chunks, index {st.index_bytes / 1e6:.1f} MB")
-    click.echo(f"stale:    {len(st.stale)} files changed since the last index run" + (
-        " (run `vaultmem index`)" if st.stale else ""))
+    click.echo(
+        f"indexed:  {st.files} files, {st.chunks} chunks, index {st.index_bytes / 1e6:.1f} MB"
+    )
+    click.echo(
+        f"stale:    {len(st.stale)} files changed since the last index run"
+        + (" (run `vaultmem index`)" if st.stale else "")
+    )
     for path in st.stale[:20]:
         click.echo(f"  {path}")
     click.echo(f"warnings: {len(st.warnings)} files")
@@ -231,7 +245,13 @@ def status(as_json: bool, vault_path: Path | None) -> None:
 
 @cli.command()
 @click.argument("target", metavar="PATH[:LINE]")
-@click.option("--context", "-C", type=click.IntRange(min=0), default=0, help="Lines of context around the block.")
+@click.option(
+    "--context",
+    "-C",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Lines of context around the block.",
+)
 @json_option
 @vault_option
 def show(target: str, context: int, as_json: bool, vault_path: Path | None) -> None:
@@ -247,8 +267,14 @@ def show(target: str, context: int, as_json: bool, vault_path: Path | None) -> N
         excerpt = vault.show(path, line, context)
     end = excerpt.line_start + len(excerpt.lines) - 1
     if as_json:
-        _echo_json({"path": excerpt.path, "line_start": excerpt.line_start, "line_end": end,
-                    "text": "\n".join(excerpt.lines)})
+        _echo_json(
+            {
+                "path": excerpt.path,
+                "line_start": excerpt.line_start,
+                "line_end": end,
+                "text": "\n".join(excerpt.lines),
+            }
+        )
         return
     width = len(str(end))
     for number, text in enumerate(excerpt.lines, excerpt.line_start):

@@ -49,7 +49,9 @@ def _section(cls: type[Any], name: str, raw: object) -> Any:
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in known:
-            raise ConfigError(f"{CONFIG_PATH}: unknown key {name}.{key} (known: {', '.join(known)})")
+            raise ConfigError(
+                f"{CONFIG_PATH}: unknown key {name}.{key} (known: {', '.join(known)})"
+            )
         default = getattr(cls(), key)
         if isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -80,4 +82,6 @@ def load_config(vault_root: Path) -> Config:
     unknown = set(raw) - set(sections)
     if unknown:
         raise ConfigError(f"{CONFIG_PATH}: unknown section [{sorted(unknown)[0]}]")
-    return Config(**{name: _section(cls, name, raw.get(name, {})) for name, cls in sections.items()})
+    return Config(
+        **{name: _section(cls, name, raw.get(name, {})) for name, cls in sections.items()}
+    )

@@ -219,12 +219,16 @@ class Index:
         conn = self.conn
         path = record.path
         # In a bulk build the path cannot be indexed yet (and there is no path index).
-        old = {} if self._bulk else {
-            r[0]: (r[1], r[2], r[3])
-            for r in conn.execute(
-                "SELECT chunk_id, id, line_start, line_end FROM chunks WHERE path = ?", (path,)
-            )
-        }
+        old = (
+            {}
+            if self._bulk
+            else {
+                r[0]: (r[1], r[2], r[3])
+                for r in conn.execute(
+                    "SELECT chunk_id, id, line_start, line_end FROM chunks WHERE path = ?", (path,)
+                )
+            }
+        )
         moved: list[tuple[int, int, int]] = []
         fresh: list[Chunk] = []
         for chunk in chunks:
@@ -263,24 +267,36 @@ class Index:
         conn = self.conn
         row = conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()
         next_id = int(row[0]) + 1
-        chunk_rows = []
-        fts_rows = []
-        tag_rows = []
-        link_rows = []
-        field_rows = []
+        chunk_rows: list[tuple[object, ...]] = []
+        fts_rows: list[tuple[object, ...]] = []
+        tag_rows: list[tuple[object, ...]] = []
+        link_rows: list[tuple[object, ...]] = []
+        field_rows: list[tuple[object, ...]] = []
         for offset, chunk in enumerate(chunks):
             rowid = next_id + offset
             date = next((v[:10] for k, v in chunk.fields if k.lower() in ("created", "date")), None)
             chunk_rows.append(
-                (rowid, path, chunk.chunk_id, chunk.kind, chunk.line_start, chunk.line_end,
-                 chunk.heading, chunk.text, chunk.block_id, date)
+                (
+                    rowid,
+                    path,
+                    chunk.chunk_id,
+                    chunk.kind,
+                    chunk.line_start,
+                    chunk.line_end,
+                    chunk.heading,
+                    chunk.text,
+                    chunk.block_id,
+                    date,
+                )
             )
             fts_rows.append((rowid, chunk.fts_body, chunk.fts_heading, chunk.fts_cjk))
             tag_rows.extend((path, rowid, tag) for tag in chunk.tags)
             link_rows.extend((path, rowid, target, int(embed)) for target, embed in chunk.links)
             field_rows.extend((path, rowid, key, value) for key, value in chunk.fields)
         conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
-        conn.executemany("INSERT INTO chunks_fts (rowid, body, heading, cjk) VALUES (?, ?, ?, ?)", fts_rows)
+        conn.executemany(
+            "INSERT INTO chunks_fts (rowid, body, heading, cjk) VALUES (?, ?, ?, ?)", fts_rows
+        )
         if tag_rows:
             conn.executemany("INSERT INTO tags VALUES (?, ?, ?)", tag_rows)
         if link_rows:
@@ -314,14 +330,13 @@ class Index:
 
     def size_bytes(self) -> int:
         """Size of the database and its WAL on disk."""
-        return sum(
-            p.stat().st_size for p in _database_files(self.path) if p.exists()
-        )
+        return sum(p.stat().st_size for p in _database_files(self.path) if p.exists())
 
 
 def _connect(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None,
-                           check_same_thread=False)
+    conn = sqlite3.connect(
+        path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
+    )
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")

@@ -25,16 +25,34 @@ import markdown_it_pyrs
 import yaml
 
 MAX_NESTING = 48
-_BLOCK_RULES = ["blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph",
-                "table", "html_block"]
+_BLOCK_RULES: Any = [
+    "blockquote",
+    "code",
+    "fence",
+    "heading",
+    "hr",
+    "lheading",
+    "list",
+    "paragraph",
+    "table",
+    "html_block",
+]
 _PARSER = markdown_it_pyrs.MarkdownIt("zero").enable_many(_BLOCK_RULES)
-_KINDS = {"paragraph": "paragraph", "fence": "code", "code_block": "code", "table": "table",
-          "blockquote": "quote", "html_block": "html", "heading": "heading", "lheading": "heading"}
+_KINDS = {
+    "paragraph": "paragraph",
+    "fence": "code",
+    "code_block": "code",
+    "table": "table",
+    "blockquote": "quote",
+    "html_block": "html",
+    "heading": "heading",
+    "lheading": "heading",
+}
 
 # A line whose container prefix (quote markers and list markers) is this deep, or whose
 # indentation is this wide, can make the native parser recurse until it crashes.
-_DEEP_PREFIX = re.compile(r"^[ \t]*(?:(?:>|[-+*]|\d{1,9}[.)])[ \t]*){%d,}" % MAX_NESTING, re.M)
-_DEEP_INDENT = re.compile(r"^[ \t]{%d,}\S" % (MAX_NESTING * 4), re.M)
+_DEEP_PREFIX = re.compile(rf"^[ \t]*(?:(?:>|[-+*]|\d{{1,9}}[.)])[ \t]*){{{MAX_NESTING},}}", re.M)
+_DEEP_INDENT = re.compile(rf"^[ \t]{{{MAX_NESTING * 4},}}\S", re.M)
 
 _CODE_SPAN = re.compile(r"`+[^`\n]*`+")
 # Obsidian tags: letters, digits, _, -, / with at least one non-digit; not inside a word,
@@ -150,14 +168,20 @@ def _markdown_blocks(body: str, lines: list[str], offset: int) -> list[Block]:
             level = int(node.meta.get("level", 1))
             title = _heading_title(lines[first - 1 : last])
             headings = [h for h in headings if h[0] < level] + [(level, title)]
-            blocks.append(Block("heading", first, last, _path(headings), "\n".join(lines[first - 1 : last])))
+            blocks.append(
+                Block("heading", first, last, _path(headings), "\n".join(lines[first - 1 : last]))
+            )
         elif name in ("bullet_list", "ordered_list"):
             for item in node.children:
                 if item.srcmap is not None:
                     s, e = line_range(item.srcmap)
                     blocks.append(Block("item", s, e, _path(headings), "\n".join(lines[s - 1 : e])))
         elif name in _KINDS:
-            blocks.append(Block(_KINDS[name], first, last, _path(headings), "\n".join(lines[first - 1 : last])))
+            blocks.append(
+                Block(
+                    _KINDS[name], first, last, _path(headings), "\n".join(lines[first - 1 : last])
+                )
+            )
     return blocks
 
 
@@ -210,7 +234,9 @@ def find_links(text: str) -> list[tuple[str, bool]]:
     """``[[wikilinks]]`` and ``![[embeds]]`` as ``(target, is_embed)``; target without alias."""
     if "[[" not in text:
         return []
-    return [(m.group(2).strip(), m.group(1) == "!") for m in _LINK.finditer(text) if m.group(2).strip()]
+    return [
+        (m.group(2).strip(), m.group(1) == "!") for m in _LINK.finditer(text) if m.group(2).strip()
+    ]
 
 
 def find_fields(text: str) -> list[tuple[str, str]]:

@@ -23,10 +23,10 @@ from typing import Any
 from .terms import bigrams, split_cjk
 
 STOP_WORDS = frozenset(
-    "a an the of to in on at for and or but is are was were be been do does did what when where "
-    "who whom which why how that this these those it its with by from as about into than then "
-    "there their they he she his her him i you your we our my me would could should will can may "
-    "might has have had not".split()
+    """a an the of to in on at for and or but is are was were be been do does did what when
+    where who whom which why how that this these those it its with by from as about into than
+    then there their they he she his her him i you your we our my me would could should will
+    can may might has have had not""".split()
 )
 OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 # bm25 weights of the FTS columns body, heading, cjk.
@@ -108,7 +108,9 @@ def _stem(word: str) -> str:
 
 def _word_pattern(words: list[str], prefix: bool) -> re.Pattern[str]:
     # Matching on a stem prefix approximates FTS5's porter stemming for the coverage count.
-    parts = [re.escape(w if prefix and i == len(words) - 1 else _stem(w)) for i, w in enumerate(words)]
+    parts = [
+        re.escape(w if prefix and i == len(words) - 1 else _stem(w)) for i, w in enumerate(words)
+    ]
     return re.compile(r"(?<![^\W_])" + r"[^\W_]*\W+".join(parts))
 
 
@@ -121,7 +123,9 @@ def _latin_units(words: list[str], prefix: bool, phrase: bool) -> list[Unit]:
     units = []
     for i, word in enumerate(words):
         star = "*" if prefix and i == len(words) - 1 else ""
-        units.append(Unit(f'{{body heading}} : "{word}"{star}', pattern=_word_pattern([word], bool(star))))
+        units.append(
+            Unit(f'{{body heading}} : "{word}"{star}', pattern=_word_pattern([word], bool(star)))
+        )
     return units
 
 
@@ -201,7 +205,8 @@ def search(
     if tag:
         tag = tag.lstrip("#").lower()
         where.append(
-            "EXISTS (SELECT 1 FROM tags t WHERE (t.chunk = c.id OR (t.chunk IS NULL AND t.path = c.path))"
+            "EXISTS (SELECT 1 FROM tags t"
+            " WHERE (t.chunk = c.id OR (t.chunk IS NULL AND t.path = c.path))"
             " AND (lower(t.tag) = ? OR lower(t.tag) LIKE ? ESCAPE '\\'))"
         )
         params += [tag, tag.replace("%", "\\%").replace("_", "\\_") + "/%"]

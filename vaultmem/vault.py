@@ -257,15 +257,22 @@ class Vault:
         plan = plan_changes(stats, states)
         report.files = len(stats)
         jobs = [
-            (str(self.root), stat, states[stat.path].hash if stat.path in states else None,
-             self.config.index.max_file_bytes, self.config.index.chunk_max_chars)
+            (
+                str(self.root),
+                stat,
+                states[stat.path].hash if stat.path in states else None,
+                self.config.index.max_file_bytes,
+                self.config.index.chunk_max_chars,
+            )
             for stat in plan.to_read
         ]
         with db.batch(bulk=db.is_empty()), _mapper(len(jobs)) as mapper:
             for path in plan.to_delete:
                 db.delete_file(path)
             report.removed = len(plan.to_delete)
-            for done, (stat, prepared) in enumerate(zip(plan.to_read, mapper(jobs), strict=True), 1):
+            for done, (stat, prepared) in enumerate(
+                zip(plan.to_read, mapper(jobs), strict=True), 1
+            ):
                 report.read += 1
                 if prepared is None:
                     db.touch_file(stat.path, stat.size, stat.mtime_ns)
@@ -299,8 +306,13 @@ class Vault:
         """Keyword search (see ``vaultmem.search``). Builds the index first if there is none."""
         if not self.index_path.exists():
             self.index()
-        kwargs = {"limit": limit or self.config.search.default_limit, "path_glob": path,
-                  "tag": tag, "since": since, "until": until}
+        kwargs = {
+            "limit": limit or self.config.search.default_limit,
+            "path_glob": path,
+            "tag": tag,
+            "since": since,
+            "until": until,
+        }
         try:
             return run_search(self.db.conn, query, **kwargs)  # type: ignore[arg-type]
         except sqlite3.OperationalError:
@@ -316,7 +328,9 @@ class Vault:
         plan = plan_changes(self.scan(), db.states(), racy_ns=0)
         stale = sorted({s.path for s in plan.to_read} | set(plan.to_delete))
         counts = db.counts()
-        return Status(str(self.root), counts["files"], counts["chunks"], db.size_bytes(), stale, db.warnings())
+        return Status(
+            str(self.root), counts["files"], counts["chunks"], db.size_bytes(), stale, db.warnings()
+        )
 
     def show(self, path: str, line: int | None = None, context: int = 0) -> Excerpt:
         """The lines of a note: all of it, or the block holding ``line``.
@@ -360,7 +374,9 @@ def prepare_file(job: Job) -> Prepared | None:
     if old_hash is not None and read.content_hash == old_hash:
         return None
     if read.text is None:
-        return FileRecord(stat.path, stat.size, stat.mtime_ns, read.content_hash, None, {}, (), read.warnings), []
+        return FileRecord(
+            stat.path, stat.size, stat.mtime_ns, read.content_hash, None, {}, (), read.warnings
+        ), []
     doc = parse_document(read.text)
     record = FileRecord(
         path=stat.path,
@@ -400,6 +416,3 @@ def _file_date(stat: FileStat, frontmatter: dict[str, object]) -> str:
         if isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}", value):
             return value[:10]
     return dt.date.fromtimestamp(stat.mtime_ns / 1e9).isoformat()
-
-
-
