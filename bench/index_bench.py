@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from raw_limit import raw_index  # noqa: E402
+from raw_limit import raw_index
 
-from vaultmem import Vault  # noqa: E402
+from vaultmem import Vault
 
 
 def cli(*args: str) -> float:
@@ -129,8 +129,10 @@ def main() -> None:
         f"p95 {percentile(cli_latencies, 0.95) * 1000:.0f} ms ({len(cli_latencies)} runs)"
     )
     print(f"index size: {size_mb:.1f} MB ({size_mb / megabytes:.1f}x the notes)")
-    print("recall against a plain scan (worst query of each kind): "
-          + ", ".join(f"{kind} {value:.3f}" for kind, value in sorted(worst.items())))
+    print(
+        "recall against a plain scan (worst query of each kind): "
+        + ", ".join(f"{kind} {value:.3f}" for kind, value in sorted(worst.items()))
+    )
 
 
 if __name__ == "__main__":

@@ -67,12 +67,16 @@ def snapshot(db: Path) -> tuple[list[tuple[object, ...]], ...]:
             "SELECT f.path, c.chunk_id, key, value FROM fields f JOIN chunks c ON c.id = f.chunk"
             " ORDER BY 1, 2, 3, 4"
         ).fetchall()
+        # The inverted index itself, term by term, mapped to stable chunk identities.
+        conn.execute(
+            "CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'chunks_fts', 'instance')"
+        )
         fts = conn.execute(
-            "SELECT c.path, c.chunk_id, f.body, f.heading, f.cjk FROM chunks_fts f"
-            " JOIN chunks c ON c.id = f.rowid ORDER BY 1, 2"
+            "SELECT c.path, c.chunk_id, v.term, v.col, v.offset FROM temp.vocab v"
+            " JOIN chunks c ON c.id = v.doc ORDER BY 1, 2, 3, 4, 5"
         ).fetchall()
         orphans = conn.execute(
-            "SELECT COUNT(*) FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks)"
+            "SELECT COUNT(*) FROM temp.vocab WHERE doc NOT IN (SELECT id FROM chunks)"
         ).fetchall()
     finally:
         conn.close()

@@ -18,11 +18,12 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from .parse import Block, find_block_id, find_fields, find_links, find_tags
-from .terms import cjk_terms, split_cjk
+from .terms import fts_columns
 
 
 class Chunk(NamedTuple):
-    """One searchable unit, with the Obsidian syntax found in it and its FTS columns.
+    """One searchable unit, with the Obsidian syntax found in it and its FTS columns
+    (computed here, in the worker process that parsed the note).
 
     A named tuple, not a dataclass: chunks cross process boundaries by the hundred thousand
     when the indexer parses in worker processes, and tuples pickle several times faster.
@@ -48,7 +49,6 @@ def make_chunks(blocks: Iterable[Block], max_chars: int) -> list[Chunk]:
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for block in blocks:
-        fts_heading, heading_runs = split_cjk(block.heading)
         for text in _split(block.text, max_chars):
             digest = hashlib.blake2b(
                 f"{block.kind}\0{block.heading}\0{text}".encode(), digest_size=8
@@ -56,7 +56,7 @@ def make_chunks(blocks: Iterable[Block], max_chars: int) -> list[Chunk]:
             seen[digest] = seen.get(digest, 0) + 1
             chunk_id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
             is_code = block.kind == "code"
-            fts_body, runs = split_cjk(text)
+            fts_body, fts_heading, fts_cjk = fts_columns(text, block.heading)
             chunks.append(
                 Chunk(
                     chunk_id=chunk_id,
@@ -71,7 +71,7 @@ def make_chunks(blocks: Iterable[Block], max_chars: int) -> list[Chunk]:
                     fields=() if is_code else tuple(find_fields(text)),
                     fts_body=fts_body,
                     fts_heading=fts_heading,
-                    fts_cjk=cjk_terms(runs + heading_runs),
+                    fts_cjk=fts_cjk,
                 )
             )
     return chunks

@@ -15,7 +15,9 @@ Tables:
   ``line_start``/``line_end`` (1-based, inclusive), ``heading`` path, raw ``text``,
   ``block_id`` (``^id``) and ``date`` (a ``[created:: ]`` or ``[date:: ]`` field).
 * ``chunks_fts``: FTS5 over ``body``, ``heading`` and ``cjk`` (see ``terms.py``), rowid =
-  ``chunks.id``, ``porter unicode61`` tokenizer.
+  ``chunks.id``, ``porter unicode61`` tokenizer. It is *contentless*: the text lives once,
+  in ``chunks``, and a row is deleted by handing FTS5 its column values again, recomputed
+  from ``chunks`` by ``terms.fts_columns``.
 * ``tags`` (``chunk`` NULL for frontmatter tags), ``links`` and ``fields``: the Obsidian
   syntax of each chunk, for filters and later graph features.
 
@@ -39,8 +41,9 @@ import sqlite_utils
 
 from .chunk import Chunk
 from .errors import IndexLockedError
+from .terms import fts_columns
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -59,7 +62,7 @@ CREATE TABLE links (path TEXT NOT NULL, chunk INTEGER NOT NULL, target TEXT NOT 
 CREATE TABLE fields (path TEXT NOT NULL, chunk INTEGER NOT NULL, key TEXT NOT NULL,
                      value TEXT NOT NULL);
 CREATE VIRTUAL TABLE chunks_fts USING fts5 (
-    body, heading, cjk, tokenize = 'porter unicode61 remove_diacritics 2'
+    body, heading, cjk, content = '', tokenize = 'porter unicode61 remove_diacritics 2'
 );
 """
 # Secondary indexes. A bulk build into an empty index creates them after the rows are in,
@@ -308,7 +311,13 @@ class Index:
         if not ids:
             return
         params = [(i,) for i in ids]
-        self.conn.executemany("DELETE FROM chunks_fts WHERE rowid = ?", params)
+        marks = ",".join("?" * len(ids))
+        old = self.conn.execute(f"SELECT id, text, heading FROM chunks WHERE id IN ({marks})", ids)
+        self.conn.executemany(
+            "INSERT INTO chunks_fts (chunks_fts, rowid, body, heading, cjk)"
+            " VALUES ('delete', ?, ?, ?, ?)",
+            [(rowid, *fts_columns(text, heading)) for rowid, text, heading in old.fetchall()],
+        )
         self.conn.executemany("DELETE FROM tags WHERE chunk = ?", params)
         self.conn.executemany("DELETE FROM links WHERE chunk = ?", params)
         self.conn.executemany("DELETE FROM fields WHERE chunk = ?", params)

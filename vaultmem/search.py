@@ -217,13 +217,21 @@ def search(
         where.append("COALESCE(c.date, f.date) <= ?")
         params.append(until)
     pool = max(limit * 10, 200)
-    sql = (
-        "SELECT c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id,"
-        f" bm25(chunks_fts, {_WEIGHTS}) AS rank"
-        " FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
-        " JOIN files f ON f.path = c.path"
-        f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
-    )
+    columns = "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id"
+    if len(where) == 1:
+        # No filters: let FTS5 pick the best candidates alone, then join only those rows.
+        sql = (
+            f"SELECT {columns}, m.rank FROM (SELECT rowid, bm25(chunks_fts, {_WEIGHTS}) AS rank"
+            " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS m"
+            " JOIN chunks c ON c.id = m.rowid ORDER BY m.rank"
+        )
+    else:
+        sql = (
+            f"SELECT {columns}, bm25(chunks_fts, {_WEIGHTS}) AS rank"
+            " FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+            " JOIN files f ON f.path = c.path"
+            f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
+        )
     rows = conn.execute(sql, [*params, pool]).fetchall()
     ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[8]))[:limit]
     hits = [Hit(r[1], r[2], r[3], r[4], -r[8], r[5], [], r[6], r[7]) for r in ranked]

@@ -46,3 +46,14 @@ def cjk_terms(runs: list[str]) -> str:
         if len(run) > 1:
             out.extend(run[i : i + 2] for i in range(len(run) - 1))
     return " ".join(out)
+
+
+def fts_columns(text: str, heading: str) -> tuple[str, str, str]:
+    """The ``body``, ``heading`` and ``cjk`` FTS columns of a chunk.
+
+    The FTS table is contentless, so deleting a row means handing FTS5 these exact values
+    again: this one function computes them for both insert and delete.
+    """
+    body, runs = split_cjk(text)
+    heading_text, heading_runs = split_cjk(heading)
+    return body, heading_text, cjk_terms(runs + heading_runs)
