@@ -194,3 +194,27 @@ def test_every_command_has_help_with_an_example() -> None:
         assert code == 0
         assert "Example:" in out, name
         assert command.help
+
+
+@pytest.mark.parametrize("target", ["MEMORY.md:²", "MEMORY.md:" + "1" * 5000])
+def test_show_treats_odd_line_suffixes_as_part_of_the_path(example: Path, target: str) -> None:
+    code, _, err = run("show", target, "--vault", str(example))
+    assert code == 1
+    assert "no such file in the vault" in err
+
+
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ("[index]\nchunk_max_chars = 0\n", "index.chunk_max_chars must be at least 100, got 0"),
+        ("[search]\ndefault_limit = 0\n", "search.default_limit must be at least 1, got 0"),
+        ("[index]\nmax_file_bytes = true\n", "index.max_file_bytes must be int, got True"),
+        ("[index]\nnope = 1\n", "unknown key index.nope"),
+        ("[other]\n", "unknown section [other]"),
+    ],
+)
+def test_config_values_are_checked(example: Path, config: str, message: str) -> None:
+    (example / ".vaultmem/config.toml").write_text(config)
+    code, _, err = run("index", "--vault", str(example))
+    assert code == 1
+    assert message in err

@@ -241,3 +241,102 @@ def test_parallel_and_serial_indexing_agree(vault: Vault, monkeypatch: pytest.Mo
     monkeypatch.setattr("vaultmem.vault.PARALLEL_MIN_FILES", 10_000)
     vault.reindex()
     assert chunk_rows(vault) == parallel
+
+
+def test_odd_files_do_not_stop_the_run(vault: Vault) -> None:
+    os.mkfifo(vault.root / "pipe.md")  # reading it would block forever
+    write(vault.root, os.fsdecode(b"caf\xe9.md"), "latin-1 name\n")
+    future = write(vault.root, "future.md", "from the future\n")
+    os.utime(future, ns=(2**62 + 5, 2**62 + 5))
+    write(vault.root, "fine.md", "fine words\n")
+    vault.index()
+    assert vault.search("fine")[0].path == "fine.md"
+    assert vault.search("future")[0].path == "future.md"
+    assert "not valid UTF-8" in warnings_of(vault, "caf\\xe9.md")[0]
+    assert rows(vault, "SELECT COUNT(*) FROM files WHERE path = 'pipe.md'") == [(0,)]
+
+
+def test_an_unexpected_failure_in_one_note_is_recorded_not_fatal(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(vault.root, "bad.md", "explode here\n")
+    write(vault.root, "good.md", "good words\n")
+
+    def explode(text: str):  # type: ignore[no-untyped-def]
+        if "explode" in text:
+            raise RuntimeError("boom")
+        return parse_document(text)
+
+    monkeypatch.setattr("vaultmem.vault.parse_document", explode)
+    vault.index()
+    assert warnings_of(vault, "bad.md") == ["skipped: could not be indexed (RuntimeError: boom)"]
+    assert vault.search("good")[0].path == "good.md"
+
+
+def test_changed_chunk_settings_rebuild_the_index(vault_path: Path) -> None:
+    write(vault_path, "a.md", "word " * 200 + "\n")
+    with Vault(vault_path) as vault:
+        vault.index()
+        assert rows(vault, "SELECT COUNT(*) FROM chunks WHERE path = 'a.md'") == [(1,)]
+    (vault_path / ".vaultmem/config.toml").write_text("[index]\nchunk_max_chars = 300\n")
+    with Vault(vault_path) as vault:
+        report = vault.index()
+        assert any("settings in config.toml changed" in n for n in report.notices)
+        assert rows(vault, "SELECT COUNT(*) FROM chunks WHERE path = 'a.md'") == [(4,)]
+
+
+def corrupt_one_page(db: Path) -> None:
+    """Overwrite a page in the middle of the file, as a failing disk would."""
+    data = bytearray(db.read_bytes())
+    page = len(data) // 4096 // 2
+    data[page * 4096 : page * 4096 + 4096] = b"\xa5" * 4096
+    db.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("operation", ["index", "status", "search"])
+def test_a_corrupt_page_is_repaired_by_any_command(vault_path: Path, operation: str) -> None:
+    for i in range(300):
+        write(
+            vault_path, f"memory/2026-01-{i % 28 + 1:02d}-{i}.md", f"- entry {i} searchable words\n"
+        )
+    with Vault(vault_path) as vault:
+        vault.index()
+        vault.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    corrupt_one_page(vault_path / ".vaultmem/index.db")
+    with Vault(vault_path) as vault:
+        if operation == "index":
+            vault.index()
+        elif operation == "status":
+            assert vault.status().files == 301
+        else:
+            assert len(vault.search("searchable", limit=1000)) == 300
+        assert len(vault.search("searchable", limit=1000)) == 300
+
+
+def test_concurrent_processes_indexing_and_searching_a_new_vault(vault_path: Path) -> None:
+    for i in range(150):
+        write(vault_path, f"memory/2026-02-{i % 28 + 1:02d}-{i}.md", f"- budget line {i}\n")
+    commands = [["index"], ["index"], ["search", "budget", "--json"], ["reindex"], ["index"]]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "vaultmem", *cmd, "--vault", str(vault_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for cmd in commands
+    ]
+    outcomes = [(proc.communicate(timeout=120), proc.returncode) for proc in procs]
+    for (_out, err), code in outcomes:
+        assert code == 0, err
+        assert "Traceback" not in err
+    assert len(json.loads(outcomes[2][0][0])) == 10  # the search waited for a built index
+    with Vault(vault_path) as vault:
+        counts = rows(
+            vault, "SELECT COUNT(*), COUNT(DISTINCT path || '#' || chunk_id) FROM chunks"
+        )[0]
+        assert counts[0] == counts[1]
+        assert len(vault.search("budget", limit=1000)) == 150
+        incremental = chunk_rows(vault)
+        vault.reindex()
+        assert chunk_rows(vault) == incremental

@@ -73,3 +73,34 @@ def test_init_twice_changes_nothing(tmp_path: Path) -> None:
     second = Vault.init(tmp_path / "v", example=True)
     assert second.created == []
     assert not second.committed
+
+
+def test_init_never_commits_the_persons_staged_work(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    repo = git.Repo.init(root)
+    write(root, "secret.txt", "staged but not mine to commit\n")
+    repo.git.add("secret.txt")
+    Vault.init(root)
+    assert "secret.txt" not in repo.git.show("--name-only", "--format=", "HEAD").splitlines()
+    assert repo.git.diff("--cached", "--name-only") == "secret.txt"
+
+
+def test_init_in_a_subfolder_of_a_repository(tmp_path: Path) -> None:
+    repo = git.Repo.init(tmp_path / "repo")
+    report = Vault.init(tmp_path / "repo" / "notes")
+    assert report.committed
+    assert "notes/MEMORY.md" in repo.git.ls_files().splitlines()
+
+
+def test_created_files_have_normal_permissions(tmp_path: Path) -> None:
+    Vault.init(tmp_path / "v")
+    mode = (tmp_path / "v" / "MEMORY.md").stat().st_mode & 0o777
+    assert mode == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    import os
+
+    old = os.umask(0)
+    os.umask(old)
+    return old

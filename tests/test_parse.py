@@ -146,3 +146,52 @@ def test_ordinary_nesting_uses_the_markdown_parser() -> None:
     text = "> quote\n> > nested\n\n- a\n  - b\n    - c\n"
     assert risky_nesting(text) is None
     assert parse_document(text).warnings == []
+
+
+@pytest.mark.parametrize(
+    "yaml_text, warning",
+    [
+        ("x: " + "9" * 5000, "unreadable YAML frontmatter"),
+        ("a: &x [*x]", "nests too deep or is too large"),
+        ("a: " + "[" * 3000 + "]" * 3000, "nests too deep or is too large"),
+        (
+            'a: &a ["x","x","x","x","x","x","x","x","x"]\n'
+            + "".join(
+                f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n"
+                for i in range(8)
+            ),
+            "nests too deep or is too large",
+        ),
+    ],
+    ids=["huge-int", "self-alias", "deep-list", "alias-bomb"],
+)
+def test_hostile_frontmatter_becomes_a_warning(yaml_text: str, warning: str) -> None:
+    doc = parse_document(f"---\n{yaml_text}\n---\nbody words\n")
+    assert any(warning in w for w in doc.warnings), doc.warnings
+    assert doc.blocks[-1].text == "body words"
+
+
+def test_frontmatter_values_stay_as_typed() -> None:
+    doc = parse_document(
+        "---\ndate: 2026-02-30\ncreated: 2026-01-01 25:61\nbig: 0x" + "f" * 40 + "\n---\n"
+    )
+    assert doc.warnings == []
+    assert doc.frontmatter == {
+        "date": "2026-02-30",
+        "created": "2026-01-01 25:61",
+        "big": "(integer too large)",
+    }
+
+
+def test_inline_fields_are_linear_on_long_blank_runs() -> None:
+    text = "[a:: " + " " * 5000 + "\nkey:: value" + " " * 5000 + "x"
+    assert find_fields(text) == [("key", "value" + " " * 5000 + "x")]
+    assert find_fields("[a::    spaced value   ]") == [("a", "spaced value")]
+
+
+def test_lone_cr_line_endings_and_heading_titles() -> None:
+    doc = parse_document("# H\r\rpara one\r\r- item\r")
+    assert kinds(doc) == [("heading", 1, 1), ("paragraph", 3, 3), ("item", 5, 5)]
+    assert parse_document("# C#\n\ntext\n").blocks[1].heading == "C#"
+    assert parse_document("# Title ##\n").blocks[0].heading == "Title"
+    assert kinds(parse_document("---\na: 1\n\n\n---\nx\n"))[0] == ("frontmatter", 2, 2)

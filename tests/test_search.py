@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -242,3 +243,64 @@ def test_long_chinese_sentence_from_the_corpus(help_vault: Vault, tmp_path: Path
     assert hits
     top = hits[0].text
     assert sum(w in top for w in ["同步", "笔记", "手机"]) >= 2
+
+
+def test_prefix_longer_than_the_porter_stem(vault: Vault) -> None:
+    write(vault.root, "a.md", "- ability to generalize\n- happiness matters\n- abide by it\n")
+    vault.index()
+    assert [h.text for h in vault.search("abilit*")] == ["- ability to generalize"]
+    assert [h.text for h in vault.search("generaliz*")] == ["- ability to generalize"]
+    assert [h.text for h in vault.search("happines*")] == ["- happiness matters"]
+    assert sorted(h.text for h in vault.search("abi*")) == [
+        "- abide by it",
+        "- ability to generalize",
+    ]
+
+
+def test_quoted_phrase_mixing_scripts_needs_every_part(vault: Vault) -> None:
+    write(
+        vault.root,
+        "a.md",
+        "- budget 表格 here\n- budget only\n- 表格 only\n- 预算 表 x\n- 表 alone\n",
+    )
+    vault.index()
+    assert [h.text for h in vault.search('"budget 表格"')] == ["- budget 表格 here"]
+    assert [h.text for h in vault.search('"预算 表"')] == ["- 预算 表 x"]
+
+
+def test_tags_match_case_insensitively_beyond_ascii(vault: Vault) -> None:
+    write(vault.root, "a.md", "---\ntags: [Éclair]\n---\n- angry note #Ärger\n")
+    vault.index()
+    assert len(vault.search("angry", tag="ärger")) == 1
+    assert len(vault.search("angry", tag="ÄRGER")) == 1
+    assert len(vault.search("angry", tag="éclair")) == 1
+
+
+def test_dates_come_only_from_real_dates(vault: Vault) -> None:
+    write(
+        vault.root,
+        "facts/a.md",
+        ("- linked date [created:: [[2026-02-04]]]\n- junk date [date:: tomorrow]\n"),
+    )
+    vault.index()
+    assert [h.text for h in vault.search("date", until="2026-02-28")] == [
+        "- linked date [created:: [[2026-02-04]]]"
+    ]
+    since = [h.text for h in vault.search("date", since="2026-03-01")]
+    assert "- linked date [created:: [[2026-02-04]]]" not in since
+
+
+def test_undated_notes_follow_their_modification_time(vault: Vault) -> None:
+    note = write(vault.root, "facts/alice.md", "- alice likes tea\n")
+    os.utime(note, (1772323200, 1772323200))  # 2026-03-01
+    vault.index()
+    assert len(vault.search("alice", since="2026-01-01")) == 1
+    os.utime(note, (1577836800, 1577836800))  # 2020-01-01: same content, new stat
+    vault.index()
+    assert vault.search("alice", since="2026-01-01") == []
+    vault.reindex()
+    assert vault.search("alice", since="2026-01-01") == []
+
+
+def test_huge_limits_are_capped(notes: Vault) -> None:
+    assert len(notes.search("budget", limit=10**18)) == 2

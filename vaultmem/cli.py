@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ import click
 
 from . import __version__
 from .errors import VaultmemError
-from .search import highlight_spans, parse_query
+from .search import MAX_LIMIT, highlight_spans, parse_query
 from .vault import IndexReport, Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -161,7 +162,7 @@ def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
 @cli.command()
 @click.argument("query")
 @click.option(
-    "--limit", "-n", type=click.IntRange(min=1), default=None, help="Most hits to show [10]."
+    "--limit", "-n", type=click.IntRange(1, MAX_LIMIT), default=None, help="Most hits to show [10]."
 )
 @click.option(
     "--path", "path_glob", help="Only notes whose path matches this glob, e.g. 'memory/*'."
@@ -191,6 +192,8 @@ def search(
     """
     with Vault.find(vault_path) as vault:
         hits = vault.search(query, limit=limit, path=path_glob, tag=tag, since=since, until=until)
+        for notice in vault.db.notices:
+            _notice(notice)
     if as_json:
         _echo_json([hit.as_dict() for hit in hits])
     else:
@@ -215,6 +218,8 @@ def status(as_json: bool, vault_path: Path | None) -> None:
     """
     with Vault.find(vault_path) as vault:
         st = vault.status()
+    for notice in st.notices:
+        _notice(notice)
     if as_json:
         _echo_json(
             {
@@ -261,7 +266,7 @@ def show(target: str, context: int, as_json: bool, vault_path: Path | None) -> N
     """
     path, line = target, None
     head, sep, tail = target.rpartition(":")
-    if sep and tail.isdigit():
+    if sep and re.fullmatch(r"[0-9]{1,9}", tail):
         path, line = head, int(tail)
     with Vault.find(vault_path) as vault:
         excerpt = vault.show(path, line, context)

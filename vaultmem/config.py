@@ -53,6 +53,10 @@ def _section(cls: type[Any], name: str, raw: object) -> Any:
                 f"{CONFIG_PATH}: unknown key {name}.{key} (known: {', '.join(known)})"
             )
         default = getattr(cls(), key)
+        if isinstance(value, bool) and not isinstance(default, bool):
+            raise ConfigError(
+                f"{CONFIG_PATH}: {name}.{key} must be {type(default).__name__}, got {value!r}"
+            )
         if isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{CONFIG_PATH}: {name}.{key} must be a list of strings")
@@ -61,8 +65,19 @@ def _section(cls: type[Any], name: str, raw: object) -> Any:
             raise ConfigError(
                 f"{CONFIG_PATH}: {name}.{key} must be {type(default).__name__}, got {value!r}"
             )
+        low = _MINIMUM.get(f"{name}.{key}")
+        if low is not None and value < low:
+            raise ConfigError(f"{CONFIG_PATH}: {name}.{key} must be at least {low}, got {value!r}")
         values[key] = value
     return cls(**values)
+
+
+_MINIMUM = {
+    "index.max_file_bytes": 1,
+    "index.chunk_max_chars": 100,
+    "index.busy_timeout_ms": 0,
+    "search.default_limit": 1,
+}
 
 
 def load_config(vault_root: Path) -> Config:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from .errors import PathOutsideVaultError
 NOTE_SUFFIXES = (".md", ".markdown")
 # Our own temp files start with this prefix so the watcher and the scan can ignore them.
 TEMP_PREFIX = ".vaultmem-tmp-"
+MAX_MTIME_NS = 2**62
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,12 @@ def resolve_in_vault(root: Path, user_path: str | os.PathLike[str]) -> tuple[Pat
     candidate = Path(user_path)
     if not candidate.is_absolute():
         candidate = root / candidate
-    resolved = candidate.resolve()
+    try:
+        resolved = candidate.resolve()
+    except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop
+        raise PathOutsideVaultError(
+            f"{user_path}: cannot be resolved inside the vault ({exc})"
+        ) from exc
     if resolved != root and root not in resolved.parents:
         raise PathOutsideVaultError(f"{user_path} is outside the vault {root}")
     return resolved, resolved.relative_to(root).as_posix()
@@ -84,18 +91,35 @@ def scan_notes(root: Path, exclude: tuple[str, ...]) -> Iterator[FileStat]:
             if name.startswith(".") or name in excluded:
                 continue
             rel = prefix + name
+            is_note = name.lower().endswith(NOTE_SUFFIXES)
             try:
                 if entry.is_symlink():
-                    if name.lower().endswith(NOTE_SUFFIXES):
-                        yield FileStat(rel, 0, 0, _symlink_reason(root, Path(entry.path)))
+                    if is_note:
+                        yield FileStat(
+                            _printable(rel), 0, 0, _symlink_reason(root, Path(entry.path))
+                        )
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((Path(entry.path), rel + "/"))
-                elif name.lower().endswith(NOTE_SUFFIXES) and not name.startswith(TEMP_PREFIX):
+                elif is_note and entry.is_file(follow_symlinks=False):  # not a FIFO or device
+                    if _printable(rel) != rel:
+                        reason = "file name is not valid UTF-8; rename the file to index it"
+                        yield FileStat(_printable(rel), 0, 0, reason)
+                        continue
                     st = entry.stat(follow_symlinks=False)
-                    yield FileStat(rel, st.st_size, st.st_mtime_ns)
+                    # SQLite integers are 64-bit; a clock-skewed mtime must not overflow them.
+                    yield FileStat(rel, st.st_size, min(max(st.st_mtime_ns, 0), MAX_MTIME_NS))
             except OSError:
                 continue
+
+
+def _printable(rel: str) -> str:
+    """The path as valid UTF-8 text (undecodable bytes of a file name shown escaped)."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(rel).decode("utf-8", errors="backslashreplace")
+    return rel
 
 
 def _symlink_reason(root: Path, link: Path) -> str:
@@ -135,24 +159,45 @@ def read_note(path: Path, max_bytes: int) -> ReadResult:
         return ReadResult(text, digest, (warning,))
 
 
+def _new_file_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def atomic_write(path: Path, data: bytes, *, exclusive: bool = False) -> bool:
     """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half.
 
-    A unique temp file in the same folder is written, fsynced and renamed over the target.
-    With ``exclusive``, an existing file is left alone and ``False`` is returned.
+    A unique temp file in the same folder is written, fsynced and renamed over the target;
+    it takes the target's permissions (a new file: the usual ones under the umask). With
+    ``exclusive``, an existing file is left alone and ``False`` is returned.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = _new_file_mode()
     fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
+            os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
         if exclusive:
             try:
                 os.link(tmp, path)  # fails if path exists: no window where we could clobber
             except FileExistsError:
                 return False
+            except OSError:
+                # No hard links here (exFAT, some network shares): create exclusively.
+                try:
+                    with open(path, "xb") as handle:
+                        handle.write(data)
+                        handle.flush()
+                        os.fsync(handle.fileno())
+                except FileExistsError:
+                    return False
             finally:
                 os.unlink(tmp)
         else:

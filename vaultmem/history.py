@@ -45,14 +45,24 @@ def commit_init(root: Path, added: list[str]) -> bool:
         except git.InvalidGitRepositoryError:
             repo = git.Repo.init(root, initial_branch="main")
             fresh = True
+        message = "vaultmem: initialise vault"
         with repo.git.custom_environment(**_identity_env(repo)):
             if fresh:
                 repo.git.add("--all")
-            elif added:
-                repo.git.add("--", *added)
-            if not repo.git.diff("--cached", "--name-only"):
+                if not repo.git.diff("--cached", "--name-only"):
+                    return False
+                repo.git.commit("--quiet", "--no-verify", "-m", message)
+                return True
+            # An existing repository may have the person's own work staged: commit only the
+            # files init added, named relative to the repository's top folder.
+            top = Path(str(repo.working_tree_dir)).resolve()
+            paths = [(root / rel).relative_to(top).as_posix() for rel in added]
+            if not paths:
                 return False
-            repo.git.commit("--quiet", "--no-verify", "-m", "vaultmem: initialise vault")
+            repo.git.add("--", *paths)
+            if not repo.git.diff("--cached", "--name-only", "--", *paths):
+                return False
+            repo.git.commit("--quiet", "--no-verify", "-m", message, "--", *paths)
         return True
     except git.GitCommandError as exc:
         raise GitError(f"git failed in {root}: {exc.stderr.strip() or exc}") from exc

@@ -14,12 +14,17 @@ Tables:
 * ``chunks``: one row per chunk: ``path``, ``chunk_id`` (stable, see ``chunk.py``), ``kind``,
   ``line_start``/``line_end`` (1-based, inclusive), ``heading`` path, raw ``text``,
   ``block_id`` (``^id``) and ``date`` (a ``[created:: ]`` or ``[date:: ]`` field).
+  Search dates a chunk by that, else the file's ``date``, else the day of its ``mtime_ns``
+  (computed at query time, so it follows the file's stat without a re-read).
 * ``chunks_fts``: FTS5 over ``body``, ``heading`` and ``cjk`` (see ``terms.py``), rowid =
   ``chunks.id``, ``porter unicode61`` tokenizer. It is *contentless*: the text lives once,
   in ``chunks``, and a row is deleted by handing FTS5 its column values again, recomputed
   from ``chunks`` by ``terms.fts_columns``.
-* ``tags`` (``chunk`` NULL for frontmatter tags), ``links`` and ``fields``: the Obsidian
-  syntax of each chunk, for filters and later graph features.
+* ``tags`` (``chunk`` NULL for frontmatter tags; ``tag_key`` is the case-folded tag, since
+  SQLite's ``lower()`` folds only ASCII), ``links`` and ``fields``: the Obsidian syntax of
+  each chunk, for filters and later graph features.
+* ``meta.settings``: the config values that shape chunks; when they change, ``index``
+  rebuilds.
 
 Writes happen in one transaction per ``Index.batch()``, so a reader in another process
 (WAL mode) sees a file's old rows or its new rows, never a mix.
@@ -43,7 +48,7 @@ from .chunk import Chunk
 from .errors import IndexLockedError
 from .terms import fts_columns
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -56,7 +61,7 @@ CREATE TABLE chunks (
     line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, heading TEXT NOT NULL,
     text TEXT NOT NULL, block_id TEXT, date TEXT
 );
-CREATE TABLE tags (path TEXT NOT NULL, chunk INTEGER, tag TEXT NOT NULL);
+CREATE TABLE tags (path TEXT NOT NULL, chunk INTEGER, tag TEXT NOT NULL, tag_key TEXT NOT NULL);
 CREATE TABLE links (path TEXT NOT NULL, chunk INTEGER NOT NULL, target TEXT NOT NULL,
                     embed INTEGER NOT NULL);
 CREATE TABLE fields (path TEXT NOT NULL, chunk INTEGER NOT NULL, key TEXT NOT NULL,
@@ -70,7 +75,7 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5 (
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks (path);
 CREATE INDEX IF NOT EXISTS chunks_block_id ON chunks (block_id) WHERE block_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);
+CREATE INDEX IF NOT EXISTS tags_key ON tags (tag_key);
 CREATE INDEX IF NOT EXISTS tags_path ON tags (path);
 CREATE INDEX IF NOT EXISTS tags_chunk ON tags (chunk);
 CREATE INDEX IF NOT EXISTS links_target ON links (target);
@@ -119,52 +124,81 @@ class Index:
     def open(cls, path: Path, busy_timeout_ms: int = 5000) -> Index:
         """Open the index at ``path``, creating it, or recreating it if it is not usable.
 
+        Several processes may open one index at once (agents searching in parallel on first
+        use): the schema is checked again and created under the write lock, so only one of
+        them creates it, and a file that any of them may hold open is never deleted unless
+        SQLite itself reports it corrupt.
+
         Raises:
             IndexLockedError: another process holds the database past the busy timeout.
         """
         path.parent.mkdir(parents=True, exist_ok=True)
         notices: list[str] = []
-        existed = path.exists() and path.stat().st_size > 0
         try:
             conn = _connect(path, busy_timeout_ms)
-            problem = _check(conn) if existed else "missing"
+            problem = _check(conn)
         except sqlite3.OperationalError as exc:
             _raise_if_locked(exc)
-            problem = f"unreadable ({exc})"
-            conn = None
+            conn, problem = None, f"unreadable ({exc})"
         except sqlite3.DatabaseError as exc:
-            problem = f"corrupt ({exc})"
-            conn = None
-        if problem is None and conn is not None:
-            return cls(path, conn, notices)
-        if conn is not None:
-            conn.close()
-        if existed:
+            conn, problem = None, f"corrupt ({exc})"
+        if conn is None:
+            # Corrupt beyond what SQL can repair: the file goes, the notes rebuild it.
             notices.append(f"index {path} was {problem}; rebuilt from the files")
-        remove_database(path)
-        conn = _connect(path, busy_timeout_ms)
-        with conn:
-            conn.executescript(_SCHEMA + _INDEXES)
-            conn.executemany(
-                "INSERT INTO meta VALUES (?, ?)",
-                [("schema_version", SCHEMA_VERSION), ("app", "vaultmem")],
-            )
-        return cls(path, conn, notices)
+            remove_database(path)
+            conn, problem = _connect(path, busy_timeout_ms), "empty"
+        index = cls(path, conn, notices)
+        if problem is not None:
+            with index.batch():
+                again = _check(conn)
+                if again is not None:
+                    if again != "empty":
+                        notices.append(f"index {path} was {again}; rebuilt from the files")
+                    index.reset()
+        return index
 
     def close(self) -> None:
         """Close the connection."""
         self.conn.close()
+
+    def reset(self) -> None:
+        """Drop every table and create the schema anew (inside a ``batch``)."""
+        conn = self.conn
+        for kind in ("view", "trigger"):
+            for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = ?", (kind,)
+            ).fetchall():
+                conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
+        tables = conn.execute(
+            "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
+            " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2 DESC"
+        ).fetchall()
+        for name, _virtual in tables:  # virtual tables first: they drop their shadow tables
+            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        for statement in (_SCHEMA + _INDEXES).split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.executemany(
+            "INSERT INTO meta VALUES (?, ?)",
+            [("schema_version", SCHEMA_VERSION), ("app", "vaultmem")],
+        )
+
+    def get_meta(self, key: str) -> str | None:
+        """A value from the ``meta`` table."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store a value in the ``meta`` table (inside a ``batch``)."""
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def is_empty(self) -> bool:
         """Whether the index holds no files yet (a first build)."""
         return self.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
     @contextlib.contextmanager
-    def batch(self, bulk: bool = False) -> Iterator[None]:
+    def batch(self) -> Iterator[None]:
         """One write transaction: readers see all of it or none of it.
-
-        With ``bulk`` (a build into an empty index) the secondary indexes are dropped and
-        created again after the rows are in.
 
         Raises:
             IndexLockedError: the database stayed locked past the busy timeout.
@@ -175,24 +209,29 @@ class Index:
             _raise_if_locked(exc)
             raise
         try:
-            self._bulk = bulk
-            if bulk:
-                for name in re.findall(r"EXISTS (\w+)", _INDEXES):
-                    self.conn.execute(f"DROP INDEX IF EXISTS {name}")
             yield
-            if bulk:
-                for statement in _INDEXES.strip().splitlines():
-                    self.conn.execute(statement)
         except BaseException:
             self.conn.rollback()
             raise
-        finally:
-            self._bulk = False
         try:
             self.conn.commit()
         except sqlite3.OperationalError as exc:
             _raise_if_locked(exc)
             raise
+
+    @contextlib.contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Within a ``batch`` on an empty index: drop the secondary indexes, load, then
+        create them again, which is several times cheaper than updating them row by row."""
+        for name in re.findall(r"EXISTS (\w+)", _INDEXES):
+            self.conn.execute(f"DROP INDEX IF EXISTS {name}")
+        self._bulk = True
+        try:
+            yield
+        finally:
+            self._bulk = False
+        for statement in _INDEXES.strip().splitlines():
+            self.conn.execute(statement)
 
     def states(self) -> dict[str, IndexedState]:
         """The indexed state of every file, by path."""
@@ -248,8 +287,8 @@ class Index:
         if not self._bulk:
             conn.execute("DELETE FROM tags WHERE path = ? AND chunk IS NULL", (path,))
         conn.executemany(
-            "INSERT INTO tags (path, chunk, tag) VALUES (?, NULL, ?)",
-            [(path, tag) for tag in record.tags],
+            "INSERT INTO tags (path, chunk, tag, tag_key) VALUES (?, NULL, ?, ?)",
+            [(path, tag, tag.casefold()) for tag in record.tags],
         )
         conn.execute(
             "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -277,7 +316,7 @@ class Index:
         field_rows: list[tuple[object, ...]] = []
         for offset, chunk in enumerate(chunks):
             rowid = next_id + offset
-            date = next((v[:10] for k, v in chunk.fields if k.lower() in ("created", "date")), None)
+            date = _field_date(chunk.fields)
             chunk_rows.append(
                 (
                     rowid,
@@ -293,7 +332,7 @@ class Index:
                 )
             )
             fts_rows.append((rowid, chunk.fts_body, chunk.fts_heading, chunk.fts_cjk))
-            tag_rows.extend((path, rowid, tag) for tag in chunk.tags)
+            tag_rows.extend((path, rowid, tag, tag.casefold()) for tag in chunk.tags)
             link_rows.extend((path, rowid, target, int(embed)) for target, embed in chunk.links)
             field_rows.extend((path, rowid, key, value) for key, value in chunk.fields)
         conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
@@ -301,7 +340,7 @@ class Index:
             "INSERT INTO chunks_fts (rowid, body, heading, cjk) VALUES (?, ?, ?, ?)", fts_rows
         )
         if tag_rows:
-            conn.executemany("INSERT INTO tags VALUES (?, ?, ?)", tag_rows)
+            conn.executemany("INSERT INTO tags VALUES (?, ?, ?, ?)", tag_rows)
         if link_rows:
             conn.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", link_rows)
         if field_rows:
@@ -342,6 +381,19 @@ class Index:
         return sum(p.stat().st_size for p in _database_files(self.path) if p.exists())
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _field_date(fields: tuple[tuple[str, str], ...]) -> str | None:
+    """The date of a ``[created:: ]`` or ``[date:: ]`` field, if it holds one."""
+    for key, value in fields:
+        if key.lower() in ("created", "date"):
+            match = _DATE.search(value)
+            if match:
+                return match.group(0)
+    return None
+
+
 def _connect(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
     conn = sqlite3.connect(
         path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
@@ -354,8 +406,11 @@ def _connect(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
 
 
 def _check(conn: sqlite3.Connection) -> str | None:
-    """Why an existing database cannot be used as our index, or ``None`` if it can."""
+    """Why a database cannot be used as our index (``"empty"``: it has no tables yet), or
+    ``None`` if it can."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not tables:
+        return "empty"
     if "meta" not in tables:
         return "not a vaultmem index"
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())

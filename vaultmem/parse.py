@@ -60,8 +60,11 @@ _CODE_SPAN = re.compile(r"`+[^`\n]*`+")
 _TAG = re.compile(r"(?<![\w#&/\\\[\]`])#([\w/-]*[^\W\d][\w/-]*)")
 _LINK = re.compile(r"(!?)\[\[([^\[\]|#^\n]*)(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 # Dataview inline fields: ``[key:: value]``; the value may hold ``[[links]]``.
-_FIELD = re.compile(r"\[([^\W\d][\w \-/]{0,60}?)::[ \t]*((?:[^\[\]\n]|\[\[[^\]\n]*\]\])*?)[ \t]*\]")
-_LINE_FIELD = re.compile(r"^([^\W\d][\w\-/]{0,60})::[ \t]*(.+?)[ \t]*$", re.M)
+# Values are captured whole and stripped in Python: a lazy value followed by optional
+# blanks backtracks quadratically on a long run of spaces.
+_FIELD = re.compile(r"\[([^\W\d][\w \-/]{0,60}?)::((?:[^\[\]\n]|\[\[[^\]\n]*\]\])*)\]")
+_LINE_FIELD = re.compile(r"^([^\W\d][\w\-/]{0,60})::(.*)$", re.M)
+_CLOSING_HASHES = re.compile(r"(?:^|\s+)#+\s*$")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.M)
 
 
@@ -95,10 +98,14 @@ class Document:
         return [str(t).lstrip("#") for t in raw if t is not None and str(t).strip("# ")]
 
 
+def split_lines(text: str) -> list[str]:
+    """A note's lines, for CRLF, LF and old-Mac lone-CR line endings alike."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
 def parse_document(text: str) -> Document:
     """Parse a note's full text into frontmatter and blocks. Never raises on content."""
-    text = text.replace("\r\n", "\n")
-    lines = text.split("\n")
+    lines = split_lines(text)
     doc = Document()
     body_start = 0  # index into ``lines`` of the first body line
     if lines and lines[0].rstrip() == "---":
@@ -108,17 +115,31 @@ def parse_document(text: str) -> Document:
         else:
             yaml_text = "\n".join(lines[1:end])
             try:
-                loaded = yaml.load(yaml_text, Loader=_YAML_LOADER) if yaml_text.strip() else {}
+                loaded = (
+                    yaml.load(yaml_text, Loader=_FrontmatterLoader) if yaml_text.strip() else {}
+                )
+                plain = _plain(loaded, [0], 0)
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
                 where = f" at line {mark.line + 2}" if mark is not None else ""
                 doc.warnings.append(f"malformed YAML frontmatter{where}; file indexed as text")
+            except (_TooComplex, RecursionError):
+                doc.warnings.append(
+                    "frontmatter nests too deep or is too large; file indexed as text"
+                )
+            except Exception as exc:  # PyYAML's constructors raise plain ValueErrors too
+                doc.warnings.append(f"unreadable YAML frontmatter ({exc}); file indexed as text")
             else:
-                if loaded is None or isinstance(loaded, dict):
-                    doc.frontmatter = {str(k): _plain(v) for k, v in (loaded or {}).items()}
+                if plain is None or isinstance(plain, dict):
+                    doc.frontmatter = plain or {}
                     body_start = end + 1
-                    if yaml_text.strip():
-                        doc.blocks.append(Block("frontmatter", 2, end, "", yaml_text))
+                    last = end - 1
+                    while last >= 1 and not lines[last].strip():
+                        last -= 1
+                    if last >= 1:
+                        doc.blocks.append(
+                            Block("frontmatter", 2, last + 1, "", "\n".join(lines[1 : last + 1]))
+                        )
                 else:
                     doc.warnings.append("frontmatter is not a mapping; file indexed as text")
     body = "\n".join(lines[body_start:])
@@ -202,25 +223,47 @@ def _plain_blocks(lines: list[str], offset: int) -> list[Block]:
 def _heading_title(heading_lines: list[str]) -> str:
     if len(heading_lines) > 1:  # setext: text lines, then the underline
         return " ".join(line.strip() for line in heading_lines[:-1])
-    return heading_lines[0].strip().lstrip("#").strip().rstrip("#").strip()
+    # A closing run of # counts only after a space: "# C#" is the title "C#".
+    return _CLOSING_HASHES.sub("", heading_lines[0].strip().lstrip("#")).strip()
 
 
 def _path(headings: list[tuple[int, str]]) -> str:
     return " > ".join(title for _, title in headings)
 
 
-def _plain(value: Any) -> Any:
-    """Frontmatter values as JSON-ready data (YAML dates become ISO strings)."""
+def _plain(value: Any, budget: list[int], depth: int) -> Any:
+    """Frontmatter values as JSON-ready data, refusing structures no person typed."""
+    budget[0] += 1
+    if depth > _MAX_DEPTH or budget[0] > _MAX_NODES:
+        raise _TooComplex
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v, budget, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [_plain(v, budget, depth + 1) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**63:
+        return "(integer too large)"  # neither JSON nor SQLite can hold it
     if value is None or isinstance(value, bool | int | float | str):
         return value
-    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+    return str(value)
 
 
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+class _FrontmatterLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe (C) loader, with timestamps left as the strings a person typed:
+    ``date: 2026-02-30`` must not stop a note from being indexed."""
+
+
+_FrontmatterLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+# A frontmatter deeper or bigger than this (an alias bomb, a self-referencing anchor) is
+# not data anyone typed: the note is indexed as text instead.
+_MAX_DEPTH = 32
+_MAX_NODES = 20_000
+
+
+class _TooComplex(Exception):
+    pass
 
 
 def find_tags(text: str) -> list[str]:
@@ -243,8 +286,8 @@ def find_fields(text: str) -> list[tuple[str, str]]:
     """Dataview inline fields: ``[key:: value]`` anywhere and ``key:: value`` lines."""
     if "::" not in text:
         return []
-    found = [(k.strip(), v) for k, v in _FIELD.findall(text)]
-    found += _LINE_FIELD.findall(text)
+    found = [(k.strip(), v.strip()) for k, v in _FIELD.findall(text)]
+    found += [(k, v.strip()) for k, v in _LINE_FIELD.findall(text) if v.strip()]
     return found
 
 

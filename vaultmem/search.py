@@ -29,6 +29,9 @@ STOP_WORDS = frozenset(
     can may might has have had not""".split()
 )
 OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
+MAX_LIMIT = 1_000_000
+# A chunk's date: its own field, else its note's date, else the day the note was modified.
+_CHUNK_DATE = "COALESCE(c.date, f.date, date(f.mtime_ns / 1000000000, 'unixepoch', 'localtime'))"
 # bm25 weights of the FTS columns body, heading, cjk.
 _WEIGHTS = "1.0, 0.5, 1.0"
 _TOKEN = re.compile(r'"([^"]*)"?|([^\s"]+)')
@@ -44,9 +47,13 @@ class Unit:
     pattern: re.Pattern[str] | None = None  # for words and phrases, on lowercased text
     needle: str | None = None  # for CJK, a plain substring
     counts: bool = True  # whether it adds to a chunk's coverage
+    all_of: tuple[Unit, ...] = ()  # a quoted phrase mixing scripts: every part must be there
+    strict: bool = False  # FTS5 finds a superset (prefix*): only ``found_in`` decides
 
     def found_in(self, lowered: str) -> bool:
         """Whether a chunk's lowercased text holds this unit."""
+        if self.all_of:
+            return all(part.found_in(lowered) for part in self.all_of)
         if self.needle is not None:
             return self.needle in lowered
         return bool(self.pattern and self.pattern.search(lowered))
@@ -63,6 +70,12 @@ class Query:
     def match(self) -> str:
         """The FTS5 MATCH expression: every unit OR-ed."""
         return " OR ".join(f"({u.fts})" for u in self.units if u.fts)
+
+    @property
+    def strict(self) -> bool:
+        """Whether every unit is one whose FTS5 match must be checked against the text."""
+        counting = [u for u in self.units if u.counts]
+        return bool(counting) and all(u.strict for u in counting)
 
     def coverage(self, text: str) -> int:
         """How many of the query's units a chunk's text holds."""
@@ -106,11 +119,9 @@ def _stem(word: str) -> str:
     return word
 
 
-def _word_pattern(words: list[str], prefix: bool) -> re.Pattern[str]:
+def _word_pattern(words: list[str]) -> re.Pattern[str]:
     # Matching on a stem prefix approximates FTS5's porter stemming for the coverage count.
-    parts = [
-        re.escape(w if prefix and i == len(words) - 1 else _stem(w)) for i, w in enumerate(words)
-    ]
+    parts = [re.escape(_stem(w)) for w in words]
     return re.compile(r"(?<![^\W_])" + r"[^\W_]*\W+".join(parts))
 
 
@@ -119,14 +130,19 @@ def _latin_units(words: list[str], prefix: bool, phrase: bool) -> list[Unit]:
         return []
     if phrase and len(words) > 1:
         fts = '{body heading} : "' + " ".join(words) + '"'
-        return [Unit(fts, pattern=_word_pattern(words, False))]
-    units = []
-    for i, word in enumerate(words):
-        star = "*" if prefix and i == len(words) - 1 else ""
-        units.append(
-            Unit(f'{{body heading}} : "{word}"{star}', pattern=_word_pattern([word], bool(star)))
-        )
+        return [Unit(fts, pattern=_word_pattern(words))]
+    units = [Unit(f'{{body heading}} : "{w}"', pattern=_word_pattern([w])) for w in words]
+    if prefix:
+        units[-1] = _prefix_unit(words[-1])
     return units
+
+
+def _prefix_unit(prefix: str) -> Unit:
+    # FTS5 stems the indexed words (porter) but not a prefix, so "abilit*" would miss
+    # "ability", stored as "abil". Porter only rewrites endings: asking FTS5 for the first
+    # four letters finds every candidate, and the text itself decides which really match.
+    pattern = re.compile(r"(?<![^\W_])" + re.escape(prefix))
+    return Unit(f'{{body heading}} : "{prefix[:4]}"*', pattern=pattern, strict=len(prefix) > 4)
 
 
 def _cjk_units(run: str, split: bool) -> list[Unit]:
@@ -156,12 +172,20 @@ def parse_query(text: str) -> Query:
     for piece, is_phrase, is_prefix in pieces:
         latin, runs = split_cjk(piece)
         words = [w.lower() for w in _WORD.findall(latin)]
-        if not is_phrase and not is_prefix and words and all(w in STOP_WORDS for w in words):
+        if is_phrase:
+            parts = _latin_units(words, False, True)
+            parts += [u for run in runs for u in _cjk_units(run, split=False)]
+            if len(parts) > 1:  # e.g. "budget 表格": all parts, in one unit
+                units.append(Unit(" AND ".join(f"({u.fts})" for u in parts), all_of=tuple(parts)))
+            else:
+                units.extend(parts)
+            continue
+        if not is_prefix and words and all(w in STOP_WORDS for w in words):
             stop_only.extend(_latin_units(words, False, False))
             words = []
-        units.extend(_latin_units(words, is_prefix and not runs, is_phrase))
+        units.extend(_latin_units(words, is_prefix and not runs, False))
         for run in runs:
-            units.extend(_cjk_units(run, split=not is_phrase))
+            units.extend(_cjk_units(run, split=True))
     if not units:
         units = stop_only
     unique = tuple(dict.fromkeys(units))
@@ -203,20 +227,23 @@ def search(
         where.append("c.path GLOB ?")
         params.append(path_glob)
     if tag:
-        tag = tag.lstrip("#").lower()
+        tag = tag.lstrip("#").casefold()
         where.append(
             "EXISTS (SELECT 1 FROM tags t"
             " WHERE (t.chunk = c.id OR (t.chunk IS NULL AND t.path = c.path))"
-            " AND (lower(t.tag) = ? OR lower(t.tag) LIKE ? ESCAPE '\\'))"
+            " AND (t.tag_key = ? OR t.tag_key LIKE ? ESCAPE '\\'))"
         )
         params += [tag, tag.replace("%", "\\%").replace("_", "\\_") + "/%"]
     if since:
-        where.append("COALESCE(c.date, f.date) >= ?")
+        where.append(f"{_CHUNK_DATE} >= ?")
         params.append(since)
     if until:
-        where.append("COALESCE(c.date, f.date) <= ?")
+        where.append(f"{_CHUNK_DATE} <= ?")
         params.append(until)
-    pool = max(limit * 10, 200)
+    limit = min(limit, MAX_LIMIT)
+    # A strict query (only prefix* units) is checked against every candidate's text, so it
+    # takes them all; otherwise bm25's best candidates are enough to re-rank.
+    pool = -1 if parsed.strict else max(limit * 10, 200)
     columns = "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id"
     if len(where) == 1:
         # No filters: let FTS5 pick the best candidates alone, then join only those rows.
@@ -233,7 +260,11 @@ def search(
             f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
         )
     rows = conn.execute(sql, [*params, pool]).fetchall()
-    ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[8]))[:limit]
+    scored = [(parsed.coverage(r[5] + "\n" + r[4]), r) for r in rows]
+    if parsed.strict:
+        scored = [(count, r) for count, r in scored if count > 0]
+    scored.sort(key=lambda pair: (-pair[0], pair[1][8]))
+    ranked = [r for _, r in scored[:limit]]
     hits = [Hit(r[1], r[2], r[3], r[4], -r[8], r[5], [], r[6], r[7]) for r in ranked]
     _attach_tags(conn, hits, [r[0] for r in ranked])
     return hits

@@ -9,7 +9,7 @@ the current one that holds ``.vaultmem/``.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
+import json
 import multiprocessing
 import os
 import re
@@ -19,14 +19,15 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from . import history
 from .chunk import Chunk, make_chunks
 from .config import Config, load_config
-from .errors import VaultmemError, VaultNotFoundError
+from .errors import IndexLockedError, VaultmemError, VaultNotFoundError
 from .files import FileStat, atomic_write, read_note, resolve_in_vault, scan_notes
 from .index import FileRecord, Index, IndexedState, remove_database
-from .parse import parse_document
+from .parse import parse_document, split_lines
 from .search import Hit
 from .search import search as run_search
 
@@ -40,6 +41,7 @@ _DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md$")
 _PACKAGE = Path(__file__).parent
 
 Progress = Callable[[int, int], None]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class Status:
     index_bytes: int
     stale: list[str]
     warnings: list[tuple[str, list[str]]]
+    notices: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -242,54 +245,88 @@ class Vault:
         """Stat every note in the vault (no reads)."""
         return list(scan_notes(self.root, self.config.index.exclude))
 
-    def index(self, progress: Progress | None = None) -> IndexReport:
+    def index(self, progress: Progress | None = None, *, rebuild: bool = False) -> IndexReport:
         """Bring the index up to date with the files: stat all, read only what changed.
+
+        With ``rebuild``, every note is read again and the index rebuilt from scratch, in
+        one transaction: other processes keep searching the old index until it is done.
+        An index that turns out corrupt midway is deleted and rebuilt from the files.
 
         Raises:
             IndexLockedError: another process holds the index past the busy timeout.
         """
+        try:
+            return self._update(progress, rebuild)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            report = self._rebuild_corrupt(exc, lambda: self._update(progress, True))
+            return report
+
+    def reindex(self, progress: Progress | None = None) -> IndexReport:
+        """Rebuild the index from the files alone (see ``index``)."""
+        return self.index(progress, rebuild=True)
+
+    def _update(self, progress: Progress | None, rebuild: bool) -> IndexReport:
         started = time.perf_counter()
         db = self.db
         report = IndexReport(notices=list(db.notices))
         db.notices.clear()
         stats = self.scan()
-        states = db.states()
-        plan = plan_changes(stats, states)
         report.files = len(stats)
-        jobs = [
-            (
-                str(self.root),
-                stat,
-                states[stat.path].hash if stat.path in states else None,
-                self.config.index.max_file_bytes,
-                self.config.index.chunk_max_chars,
-            )
-            for stat in plan.to_read
-        ]
-        with db.batch(bulk=db.is_empty()), _mapper(len(jobs)) as mapper:
-            for path in plan.to_delete:
-                db.delete_file(path)
-            report.removed = len(plan.to_delete)
-            for done, (stat, prepared) in enumerate(
-                zip(plan.to_read, mapper(jobs), strict=True), 1
-            ):
-                report.read += 1
-                if prepared is None:
-                    db.touch_file(stat.path, stat.size, stat.mtime_ns)
-                else:
-                    db.replace_file(*prepared)
-                    report.changed += 1
-                if progress is not None:
-                    progress(done, len(jobs))
+        settings = json.dumps(
+            {
+                "chunk_max_chars": self.config.index.chunk_max_chars,
+                "max_file_bytes": self.config.index.max_file_bytes,
+            },
+            sort_keys=True,
+        )
+        with db.batch():  # the plan is made under the write lock: no other writer between
+            if not rebuild and db.get_meta("settings") not in (None, settings):
+                report.notices.append("index settings in config.toml changed; rebuilding the index")
+                rebuild = True
+            if rebuild:
+                db.reset()
+            db.set_meta("settings", settings)
+            bulk = db.is_empty()
+            states = {} if bulk else db.states()
+            plan = plan_changes(stats, states)
+            jobs: list[Job] = [
+                (
+                    str(self.root),
+                    stat,
+                    states[stat.path].hash if stat.path in states else None,
+                    self.config.index.max_file_bytes,
+                    self.config.index.chunk_max_chars,
+                )
+                for stat in plan.to_read
+            ]
+            loading = db.bulk_load() if bulk else contextlib.nullcontext()
+            with loading, _mapper(len(jobs)) as mapper:
+                for path in plan.to_delete:
+                    db.delete_file(path)
+                report.removed = len(plan.to_delete)
+                results = zip(plan.to_read, mapper(jobs), strict=True)
+                for done, (stat, prepared) in enumerate(results, 1):
+                    report.read += 1
+                    if prepared is None:
+                        db.touch_file(stat.path, stat.size, stat.mtime_ns)
+                    else:
+                        db.replace_file(*prepared)
+                        report.changed += 1
+                    if progress is not None:
+                        progress(done, len(jobs))
         report.chunks = db.counts()["chunks"]
         report.seconds = time.perf_counter() - started
         return report
 
-    def reindex(self, progress: Progress | None = None) -> IndexReport:
-        """Delete the index and build it again from the files alone."""
+    def _rebuild_corrupt(self, exc: Exception, retry: Callable[[], T]) -> T:
+        """The index broke mid-operation: delete it, rebuild from the files, retry once."""
         self.close()
         remove_database(self.index_path)
-        return self.index(progress)
+        notice = f"index {self.index_path} was corrupt ({exc}); rebuilt from the files"
+        self.db.notices.append(notice)
+        return retry()
 
     # -- reading ------------------------------------------------------------------------
 
@@ -303,34 +340,58 @@ class Vault:
         since: str | None = None,
         until: str | None = None,
     ) -> list[Hit]:
-        """Keyword search (see ``vaultmem.search``). Builds the index first if there is none."""
-        if not self.index_path.exists():
+        """Keyword search (see ``vaultmem.search``); builds the index first if it never was."""
+        if self.db.get_meta("settings") is None:  # never built (or another process is building it)
             self.index()
-        kwargs = {
-            "limit": limit or self.config.search.default_limit,
-            "path_glob": path,
-            "tag": tag,
-            "since": since,
-            "until": until,
-        }
+
+        def run() -> list[Hit]:
+            return run_search(
+                self.db.conn,
+                query,
+                limit=limit or self.config.search.default_limit,
+                path_glob=path,
+                tag=tag,
+                since=since,
+                until=until,
+            )
+
+        return self._guarded(run)
+
+    def _guarded(self, operation: Callable[[], T]) -> T:
+        """Run a read; if SQLite reports the index corrupt, rebuild it and run it again."""
         try:
-            return run_search(self.db.conn, query, **kwargs)  # type: ignore[arg-type]
-        except sqlite3.OperationalError:
-            raise
-        except sqlite3.DatabaseError:
-            # A corrupt page surfaced mid-query: the index is disposable, rebuild and retry.
-            self.reindex()
-            return run_search(self.db.conn, query, **kwargs)  # type: ignore[arg-type]
+            return operation()
+        except sqlite3.DatabaseError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise IndexLockedError(
+                    "the index is locked by another process; try again when it has finished"
+                ) from exc
+
+            def rebuild_then_retry() -> T:
+                self._update(None, True)
+                return operation()
+
+            return self._rebuild_corrupt(exc, rebuild_then_retry)
 
     def status(self) -> Status:
         """Counts, index size, files changed since the last index run, and warnings."""
-        db = self.db
-        plan = plan_changes(self.scan(), db.states(), racy_ns=0)
-        stale = sorted({s.path for s in plan.to_read} | set(plan.to_delete))
-        counts = db.counts()
-        return Status(
-            str(self.root), counts["files"], counts["chunks"], db.size_bytes(), stale, db.warnings()
-        )
+
+        def run() -> Status:
+            db = self.db
+            plan = plan_changes(self.scan(), db.states(), racy_ns=0)
+            stale = sorted({s.path for s in plan.to_read} | set(plan.to_delete))
+            counts = db.counts()
+            return Status(
+                str(self.root),
+                counts["files"],
+                counts["chunks"],
+                db.size_bytes(),
+                stale,
+                db.warnings(),
+                notices=list(db.notices),
+            )
+
+        return self._guarded(run)
 
     def show(self, path: str, line: int | None = None, context: int = 0) -> Excerpt:
         """The lines of a note: all of it, or the block holding ``line``.
@@ -340,12 +401,16 @@ class Vault:
             VaultmemError: the file does not exist, is not text, or ``line`` is past its end.
         """
         absolute, rel = resolve_in_vault(self.root, path)
-        if not absolute.is_file():
+        try:
+            is_file = absolute.is_file()
+        except OSError:
+            is_file = False
+        if not is_file:
             raise VaultmemError(f"{rel}: no such file in the vault")
         read = read_note(absolute, self.config.index.max_file_bytes)
         if read.text is None:
             raise VaultmemError(f"{rel}: {read.warnings[0]}")
-        lines = read.text.replace("\r\n", "\n").split("\n")
+        lines = split_lines(read.text)
         if line is None:
             return Excerpt(rel, 1, lines)
         if not 1 <= line <= len(lines):
@@ -365,9 +430,21 @@ PARALLEL_MIN_FILES = 400
 def prepare_file(job: Job) -> Prepared | None:
     """Read, parse and chunk one note; ``None`` when its content hash is unchanged.
 
-    A top-level function of plain arguments, so worker processes can run it.
+    A top-level function of plain arguments, so worker processes can run it. It does not
+    raise: a note that fails for a reason nobody foresaw is recorded with the error as its
+    warning, and every other note is still indexed.
     """
-    root, stat, old_hash, max_bytes, max_chars = job
+    try:
+        return _prepare(*job)
+    except Exception as exc:  # one bad note must not stop the whole index run
+        stat = job[1]
+        warning = f"skipped: could not be indexed ({type(exc).__name__}: {exc})"
+        return FileRecord(stat.path, stat.size, stat.mtime_ns, "", None, {}, (), (warning,)), []
+
+
+def _prepare(
+    root: str, stat: FileStat, old_hash: str | None, max_bytes: int, max_chars: int
+) -> Prepared | None:
     if stat.skip_reason is not None:
         return FileRecord(stat.path, 0, 0, "", None, {}, (), (f"skipped: {stat.skip_reason}",)), []
     read = read_note(Path(root) / stat.path, max_bytes)
@@ -383,7 +460,7 @@ def prepare_file(job: Job) -> Prepared | None:
         size=stat.size,
         mtime_ns=stat.mtime_ns,
         hash=read.content_hash,
-        date=_file_date(stat, doc.frontmatter),
+        date=_file_date(stat.path, doc.frontmatter),
         frontmatter=doc.frontmatter,
         tags=tuple(dict.fromkeys(doc.tags)),
         warnings=(*read.warnings, *doc.warnings),
@@ -407,12 +484,13 @@ def _mapper(jobs: int) -> Iterator[Callable[[list[Job]], Iterable[Prepared | Non
         yield lambda items: pool.map(prepare_file, items, chunksize=32)
 
 
-def _file_date(stat: FileStat, frontmatter: dict[str, object]) -> str:
-    match = _DAILY_NAME.search(stat.path)
+def _file_date(path: str, frontmatter: dict[str, object]) -> str | None:
+    """A daily note's date from its name, else the ``date`` or ``created`` property."""
+    match = _DAILY_NAME.search(path)
     if match:
         return match.group(1)
     for key in ("date", "created"):
         value = frontmatter.get(key)
         if isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}", value):
             return value[:10]
-    return dt.date.fromtimestamp(stat.mtime_ns / 1e9).isoformat()
+    return None
