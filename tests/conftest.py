@@ -11,6 +11,18 @@ import pytest
 from vaultmem import Vault
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+# The fields of one search hit in --json output, as docs/json-output.md lists them.
+HIT_FIELDS = {
+    "path",
+    "line_start",
+    "line_end",
+    "heading",
+    "score",
+    "text",
+    "tags",
+    "kind",
+    "chunk_id",
+}
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import write
+from conftest import HIT_FIELDS, write
 
 from vaultmem.cli import cli
 
@@ -60,17 +60,7 @@ def test_search_json_is_one_array_with_documented_fields(example: Path) -> None:
     hits = json.loads(out)
     assert len(hits) == 2
     for hit in hits:
-        assert set(hit) == {
-            "path",
-            "line_start",
-            "line_end",
-            "heading",
-            "score",
-            "text",
-            "tags",
-            "kind",
-            "chunk_id",
-        }
+        assert set(hit) == HIT_FIELDS
         assert "预算" in hit["text"]
         assert 1 <= hit["line_start"] <= hit["line_end"]
 

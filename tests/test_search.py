@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import copy_shared, write
+from conftest import HIT_FIELDS, copy_shared, write
 
 from vaultmem import Vault
 from vaultmem.search import parse_query
@@ -156,15 +156,7 @@ def test_filters(notes: Vault) -> None:
 def test_hits_carry_tags_and_json_fields(notes: Vault) -> None:
     hit = notes.search("checklist")[0]
     assert hit.tags == ["ops/deploy", "work"]
-    assert set(hit.as_dict()) >= {
-        "path",
-        "line_start",
-        "line_end",
-        "heading",
-        "score",
-        "text",
-        "tags",
-    }
+    assert set(hit.as_dict()) == HIT_FIELDS
 
 
 def test_parse_query_never_passes_syntax_through() -> None:

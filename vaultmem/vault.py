@@ -14,6 +14,8 @@ import multiprocessing
 import os
 import re
 import sqlite3
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -474,12 +476,18 @@ def _mapper(jobs: int) -> Iterator[Callable[[list[Job]], Iterable[Prepared | Non
 
     Parsing is CPU-bound Python and native code, so a second process uses the second core
     while this one writes to SQLite. Results come back in order.
+
+    Workers are forked, and only where forking is safe: on Linux, from a process with no
+    other thread. "spawn" would re-import the caller's main module in every worker, which
+    breaks any script without an ``if __name__ == "__main__"`` guard; elsewhere the work
+    simply runs in this process.
     """
     workers = min(os.cpu_count() or 1, 4)
-    if jobs < PARALLEL_MIN_FILES or workers < 2:
+    forkable = sys.platform == "linux" and threading.active_count() == 1
+    if jobs < PARALLEL_MIN_FILES or workers < 2 or not forkable:
         yield lambda items: map(prepare_file, items)
         return
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         yield lambda items: pool.map(prepare_file, items, chunksize=32)
 
