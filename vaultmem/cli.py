@@ -143,7 +143,11 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 
 def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
     flat = text.replace("\n", " ")
-    start = max(0, (spans[0][0] if spans else 0) - width // 3)
+    start = 0
+    if len(flat) > width and spans:
+        start = max(0, spans[0][0] - width // 3)
+        space = flat.find(" ", start, spans[0][0])
+        start = space + 1 if start and space != -1 else start  # begin at a word
     end = min(len(flat), start + width)
     out = ["…" if start else ""]
     pos = start

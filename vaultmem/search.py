@@ -49,6 +49,19 @@ class Unit:
     counts: bool = True  # whether it adds to a chunk's coverage
     all_of: tuple[Unit, ...] = ()  # a quoted phrase mixing scripts: every part must be there
     strict: bool = False  # FTS5 finds a superset (prefix*): only ``found_in`` decides
+    run: str | None = None  # an unquoted CJK run, credited for the part of it a chunk holds
+
+    def credit(self, lowered: str) -> float:
+        """How much of this unit a chunk holds: 1 for a word, phrase or prefix it holds;
+        for a CJK run, half the number of the run's characters covered by bigrams found in
+        the chunk, so each two-character word counts as one, wherever it stands."""
+        if self.run is None or len(self.run) < 3:
+            return 1.0 if self.found_in(lowered) else 0.0
+        covered = [False] * len(self.run)
+        for i in range(len(self.run) - 1):
+            if self.run[i : i + 2] in lowered:
+                covered[i] = covered[i + 1] = True
+        return sum(covered) / 2
 
     def found_in(self, lowered: str) -> bool:
         """Whether a chunk's lowercased text holds this unit."""
@@ -77,10 +90,10 @@ class Query:
         counting = [u for u in self.units if u.counts]
         return bool(counting) and all(u.strict for u in counting)
 
-    def coverage(self, text: str) -> int:
-        """How many of the query's units a chunk's text holds."""
+    def coverage(self, text: str) -> float:
+        """How much of the query a chunk's text holds (see ``Unit.credit``)."""
         lowered = text.lower()
-        return sum(1 for u in self.units if u.counts and u.found_in(lowered))
+        return sum(u.credit(lowered) for u in self.units if u.counts)
 
 
 @dataclass
@@ -147,12 +160,12 @@ def _prefix_unit(prefix: str) -> Unit:
 
 def _cjk_units(run: str, split: bool) -> list[Unit]:
     grams = bigrams(run)
-    exact = Unit(f'cjk : "{" ".join(grams)}"', needle=run, counts=not split or len(grams) == 1)
+    exact = Unit(f'cjk : "{" ".join(grams)}"', needle=run, run=run if split else None)
     if not split or len(grams) == 1:
         return [exact]
-    # A long run may not occur verbatim: each bigram is a unit of its own, and the verbatim
-    # run is kept (without adding to coverage) so an exact occurrence ranks by bm25 too.
-    parts = [Unit(f'cjk : "{g}"', needle=g) for g in dict.fromkeys(grams)]
+    # A long run may not occur verbatim: FTS5 is also asked for each bigram on its own, and
+    # the run's unit credits a chunk for the part of the run it holds.
+    parts = [Unit(f'cjk : "{g}"', needle=g, counts=False) for g in dict.fromkeys(grams)]
     return [exact, *parts]
 
 
