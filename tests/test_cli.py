@@ -208,3 +208,9 @@ def test_config_values_are_checked(example: Path, config: str, message: str) -> 
     code, _, err = run("index", "--vault", str(example))
     assert code == 1
     assert message in err
+
+
+def test_every_command_is_documented() -> None:
+    reference = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
+    for name in cli.commands:
+        assert f"vaultmem {name}" in reference, name

@@ -340,3 +340,11 @@ def test_concurrent_processes_indexing_and_searching_a_new_vault(vault_path: Pat
         incremental = chunk_rows(vault)
         vault.reindex()
         assert chunk_rows(vault) == incremental
+
+
+def test_a_tracer_sees_the_sql(vault_path: Path) -> None:
+    statements: list[str] = []
+    write(vault_path, "a.md", "traced words\n")
+    with Vault(vault_path, tracer=statements.append) as vault:
+        vault.search("traced")
+    assert any("chunks_fts MATCH" in s for s in statements)

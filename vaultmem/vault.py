@@ -144,12 +144,19 @@ def template_dir(name: str) -> Path:
 class Vault:
     """An open vault. ``Vault(path)`` needs ``path/.vaultmem/``; see ``Vault.init``."""
 
-    def __init__(self, path: str | os.PathLike[str], *, index_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        index_path: Path | None = None,
+        tracer: Callable[[str], None] | None = None,
+    ) -> None:
         """Open the vault at ``path``.
 
         Args:
             path: the vault folder (the one holding ``.vaultmem/``).
             index_path: use another index file (tests compare two indexes of one vault).
+            tracer: called with every SQL statement run on the index, for debugging.
 
         Raises:
             VaultNotFoundError: the folder does not exist or is not a vault.
@@ -167,6 +174,7 @@ class Vault:
         self.config: Config = load_config(self.root)
         self.index_path = index_path or self.root / STATE_DIR / INDEX_FILE
         self._index: Index | None = None
+        self._tracer = tracer
 
     @classmethod
     def find(cls, path: str | os.PathLike[str] | None = None, start: Path | None = None) -> Vault:
@@ -229,6 +237,7 @@ class Vault:
         """The open shadow index (opened, created or rebuilt on first use)."""
         if self._index is None:
             self._index = Index.open(self.index_path, self.config.index.busy_timeout_ms)
+            self._index.conn.set_trace_callback(self._tracer)
         return self._index
 
     def close(self) -> None:
