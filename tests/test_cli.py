@@ -214,3 +214,23 @@ def test_every_command_is_documented() -> None:
     reference = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
     for name in cli.commands:
         assert f"vaultmem {name}" in reference, name
+
+
+@pytest.mark.parametrize("command", ["search", "status"])
+def test_any_command_that_rebuilds_a_corrupt_index_says_so(example: Path, command: str) -> None:
+    run("index", "--vault", str(example))
+    (example / ".vaultmem/index.db").write_bytes(b"\0" * 8192)
+    for name in ("index.db-wal", "index.db-shm"):
+        (example / ".vaultmem" / name).unlink(missing_ok=True)
+    args = ["search", "peanuts"] if command == "search" else ["status"]
+    code, out, err = run(*args, "--vault", str(example))
+    assert code == 0, err
+    assert err.startswith("Warning: index ") and "rebuilt from the files" in err
+
+
+def test_arguments_that_are_not_utf8_are_usage_errors(example: Path) -> None:
+    bad = os.fsdecode(b"\xff")
+    for args in (["search", "x", "--path", bad], ["search", "x", "--tag", bad], ["search", bad]):
+        code, _, err = run(*args, "--vault", str(example))
+        assert code == 2
+        assert "is not valid UTF-8 text" in err

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-from vaultmem import IndexLockedError, Vault
+from vaultmem import IndexLockedError, Vault, VaultmemError
 from vaultmem.chunk import make_chunks
 from vaultmem.index import SCHEMA_VERSION
 from vaultmem.parse import parse_document
@@ -348,3 +348,49 @@ def test_a_tracer_sees_the_sql(vault_path: Path) -> None:
     with Vault(vault_path, tracer=statements.append) as vault:
         vault.search("traced")
     assert any("chunks_fts MATCH" in s for s in statements)
+
+
+def test_damage_inside_the_chunks_table_is_found_and_repaired(vault_path: Path) -> None:
+    for i in range(200):
+        write(vault_path, f"memory/2026-03-{i % 28 + 1:02d}-{i}.md", f"- the flies were loud {i}\n")
+    with Vault(vault_path) as vault:
+        vault.index()
+        vault.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        root_page = vault.db.conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'chunks'"
+        ).fetchone()[0]
+    db = vault_path / ".vaultmem/index.db"
+    data = bytearray(db.read_bytes())
+    start = (root_page - 1) * 4096 + 10
+    data[start : start + 3000] = b"\xff" * 3000
+    db.write_bytes(bytes(data))
+    with Vault(vault_path) as vault:
+        assert len(vault.search("flies", limit=1000)) == 200
+        assert any("was corrupt" in n for n in vault.notices)
+
+
+def test_an_index_path_that_is_a_folder_is_a_clear_error_and_nothing_is_deleted(
+    vault_path: Path,
+) -> None:
+    folder = vault_path / ".vaultmem/index.db"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("mine")
+    with Vault(vault_path) as vault, pytest.raises(VaultmemError, match="cannot use the index"):
+        vault.index()
+    assert (folder / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
+def test_a_read_only_index_is_a_clear_error_and_is_not_deleted(vault_path: Path) -> None:
+    write(vault_path, "a.md", "words\n")
+    with Vault(vault_path) as vault:
+        vault.index()
+    db = vault_path / ".vaultmem/index.db"
+    db.chmod(0o444)
+    write(vault_path, "a.md", "other words\n")
+    try:
+        with Vault(vault_path) as vault, pytest.raises(VaultmemError, match="cannot use the index"):
+            vault.index()
+        assert db.exists()
+    finally:
+        db.chmod(0o644)

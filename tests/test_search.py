@@ -160,7 +160,10 @@ def test_hits_carry_tags_and_json_fields(notes: Vault) -> None:
 
 def test_parse_query_never_passes_syntax_through() -> None:
     assert parse_query('budget OR "x y" NOT z*').match == (
-        '({body heading} : "budget") OR ({body heading} : "x y") OR ({body heading} : "z"*)'
+        '({body heading} : "budget"*) OR ({body heading} : "x y") OR ({body heading} : "z"*)'
+    )
+    assert parse_query("meetings art").match == (
+        '({body heading} : "meet"*) OR ({body heading} : "art")'
     )
     assert parse_query("飞书插件").match.startswith('(cjk : "飞书 书插 插件")')
     assert parse_query("the").match == '({body heading} : "the")'  # stop words alone still search
@@ -249,7 +252,33 @@ def test_space_separated_terms_in_the_corpus_rank_fuller_first(help_vault: Vault
     assert held[0] == 3 and held[-1] >= 1
 
 
-def test_prefix_longer_than_the_porter_stem(vault: Vault) -> None:
+def test_prefixes_are_exact(vault: Vault) -> None:
+    write(
+        vault.root, "a.md", "- the flies were loud\n- selvik and sellunze\n- Abilene trip in May\n"
+    )
+    vault.index()
+    assert [h.text for h in vault.search("flies*")] == ["- the flies were loud"]
+    assert vault.search("ses*") == []
+    assert [h.text for h in vault.search("abilit* zebra")] == []
+    assert [h.text for h in vault.search("abil*")] == ["- Abilene trip in May"]
+
+
+def test_word_forms_match(vault: Vault) -> None:
+    write(vault.root, "a.md", "- meeting notes\n- we created it\n- art show\n- artist talk\n")
+    vault.index()
+    assert [h.text for h in vault.search("meetings")] == ["- meeting notes"]
+    assert [h.text for h in vault.search("creation")] == []  # "creat" is not a prefix of it
+    assert [h.text for h in vault.search("creates")] == ["- we created it"]
+    assert [h.text for h in vault.search("art")] == ["- art show"]
+
+
+def test_a_phrase_does_not_match_across_cjk_text(vault: Vault) -> None:
+    write(vault.root, "a.md", "- First alpha 预算 beta second.\n- alpha beta together\n")
+    vault.index()
+    assert [h.text for h in vault.search('"alpha beta"')] == ["- alpha beta together"]
+
+
+def test_prefix_longer_than_a_stem(vault: Vault) -> None:
     write(vault.root, "a.md", "- ability to generalize\n- happiness matters\n- abide by it\n")
     vault.index()
     assert [h.text for h in vault.search("abilit*")] == ["- ability to generalize"]

@@ -8,11 +8,12 @@ progress go to stderr. See ``docs/cli.md``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -56,8 +57,15 @@ def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-def _notice(text: str) -> None:
-    click.echo(f"Warning: {text}", err=True)
+@contextlib.contextmanager
+def open_vault(vault_path: Path | None) -> Iterator[Vault]:
+    """Find and open the vault; afterwards print what it did on its own, as warnings."""
+    with Vault.find(vault_path) as vault:
+        try:
+            yield vault
+        finally:
+            for notice in vault.notices:
+                click.echo(f"Warning: {notice}", err=True)
 
 
 @click.group(cls=VaultmemGroup)
@@ -105,8 +113,6 @@ def _run_index(vault: Vault, rebuild: bool) -> IndexReport:
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    for notice in report.notices:
-        _notice(notice)
     return report
 
 
@@ -117,7 +123,7 @@ def index(vault_path: Path | None) -> None:
 
     Example: vaultmem index --vault ~/memory
     """
-    with Vault.find(vault_path) as vault:
+    with open_vault(vault_path) as vault:
         click.echo(_run_index(vault, rebuild=False).summary())
 
 
@@ -128,8 +134,18 @@ def reindex(vault_path: Path | None) -> None:
 
     Example: vaultmem reindex
     """
-    with Vault.find(vault_path) as vault:
+    with open_vault(vault_path) as vault:
         click.echo(_run_index(vault, rebuild=True).summary())
+
+
+def _utf8(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Reject arguments holding bytes that are not UTF-8 (shells can pass any bytes)."""
+    if value is not None:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise click.BadParameter("is not valid UTF-8 text") from None
+    return value
 
 
 def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -164,14 +180,21 @@ def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
 
 
 @cli.command()
-@click.argument("query")
+@click.argument("query", callback=_utf8)
 @click.option(
     "--limit", "-n", type=click.IntRange(1, MAX_LIMIT), default=None, help="Most hits to show [10]."
 )
 @click.option(
-    "--path", "path_glob", help="Only notes whose path matches this glob, e.g. 'memory/*'."
+    "--path",
+    "path_glob",
+    callback=_utf8,
+    help="Only notes whose path matches this glob, e.g. 'memory/*'.",
 )
-@click.option("--tag", help="Only chunks with this tag (inline or frontmatter; nested tags match).")
+@click.option(
+    "--tag",
+    callback=_utf8,
+    help="Only chunks with this tag (inline or frontmatter; nested tags match).",
+)
 @click.option("--since", callback=_date, help="Only chunks dated on or after YYYY-MM-DD.")
 @click.option("--until", callback=_date, help="Only chunks dated on or before YYYY-MM-DD.")
 @json_option
@@ -194,10 +217,8 @@ def search(
 
     Example: vaultmem search "budget review" --since 2026-01-01 --json
     """
-    with Vault.find(vault_path) as vault:
+    with open_vault(vault_path) as vault:
         hits = vault.search(query, limit=limit, path=path_glob, tag=tag, since=since, until=until)
-        for notice in vault.db.notices:
-            _notice(notice)
     if as_json:
         _echo_json([hit.as_dict() for hit in hits])
     else:
@@ -220,10 +241,8 @@ def status(as_json: bool, vault_path: Path | None) -> None:
 
     Example: vaultmem status --json
     """
-    with Vault.find(vault_path) as vault:
+    with open_vault(vault_path) as vault:
         st = vault.status()
-    for notice in st.notices:
-        _notice(notice)
     if as_json:
         _echo_json(
             {
@@ -272,7 +291,7 @@ def show(target: str, context: int, as_json: bool, vault_path: Path | None) -> N
     head, sep, tail = target.rpartition(":")
     if sep and re.fullmatch(r"[0-9]{1,9}", tail):
         path, line = head, int(tail)
-    with Vault.find(vault_path) as vault:
+    with open_vault(vault_path) as vault:
         excerpt = vault.show(path, line, context)
     end = excerpt.line_start + len(excerpt.lines) - 1
     if as_json:

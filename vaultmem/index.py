@@ -17,7 +17,7 @@ Tables:
   Search dates a chunk by that, else the file's ``date``, else the day of its ``mtime_ns``
   (computed at query time, so it follows the file's stat without a re-read).
 * ``chunks_fts``: FTS5 over ``body``, ``heading`` and ``cjk`` (see ``terms.py``), rowid =
-  ``chunks.id``, ``porter unicode61`` tokenizer. It is *contentless*: the text lives once,
+  ``chunks.id``, ``unicode61`` tokenizer (no stemmer; see ``search.py``). It is *contentless*: the text lives once,
   in ``chunks``, and a row is deleted by handing FTS5 its column values again, recomputed
   from ``chunks`` by ``terms.fts_columns``.
 * ``tags`` (``chunk`` NULL for frontmatter tags; ``tag_key`` is the case-folded tag, since
@@ -45,10 +45,10 @@ from typing import Any
 import sqlite_utils
 
 from .chunk import Chunk
-from .errors import IndexLockedError
+from .errors import IndexLockedError, VaultmemError
 from .terms import fts_columns
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -67,7 +67,7 @@ CREATE TABLE links (path TEXT NOT NULL, chunk INTEGER NOT NULL, target TEXT NOT 
 CREATE TABLE fields (path TEXT NOT NULL, chunk INTEGER NOT NULL, key TEXT NOT NULL,
                      value TEXT NOT NULL);
 CREATE VIRTUAL TABLE chunks_fts USING fts5 (
-    body, heading, cjk, content = '', tokenize = 'porter unicode61 remove_diacritics 2'
+    body, heading, cjk, content = '', tokenize = 'unicode61 remove_diacritics 2'
 );
 """
 # Secondary indexes. A bulk build into an empty index creates them after the rows are in,
@@ -132,16 +132,17 @@ class Index:
         Raises:
             IndexLockedError: another process holds the database past the busy timeout.
         """
-        path.parent.mkdir(parents=True, exist_ok=True)
         notices: list[str] = []
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             conn = _connect(path, busy_timeout_ms)
             problem = _check(conn)
-        except sqlite3.OperationalError as exc:
-            _raise_if_locked(exc)
-            conn, problem = None, f"unreadable ({exc})"
         except sqlite3.DatabaseError as exc:
+            if not is_corrupt(exc):
+                raise index_error(exc, path) from exc
             conn, problem = None, f"corrupt ({exc})"
+        except OSError as exc:
+            raise index_error(exc, path) from exc
         if conn is None:
             # Corrupt beyond what SQL can repair: the file goes, the notes rebuild it.
             notices.append(f"index {path} was {problem}; rebuilt from the files")
@@ -149,13 +150,27 @@ class Index:
             conn, problem = _connect(path, busy_timeout_ms), "empty"
         index = cls(path, conn, notices)
         if problem is not None:
-            with index.batch():
-                again = _check(conn)
-                if again is not None:
-                    if again != "empty":
-                        notices.append(f"index {path} was {again}; rebuilt from the files")
-                    index.reset()
+            try:
+                with index.batch():
+                    again = _check(conn)
+                    if again is not None:
+                        if again != "empty":
+                            notices.append(f"index {path} was {again}; rebuilt from the files")
+                        index.reset()
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                raise index_error(exc, path) from exc
         return index
+
+    def check(self) -> None:
+        """SQLite's quick consistency check of every table and index (about 0.1 s per 100 MB).
+
+        Raises:
+            CorruptIndexError: the check found damage.
+        """
+        result = self.conn.execute("PRAGMA quick_check(1)").fetchone()
+        if result is None or result[0] != "ok":
+            raise CorruptIndexError(f"quick_check: {result[0] if result else 'no answer'}")
 
     def close(self) -> None:
         """Close the connection."""
@@ -425,12 +440,39 @@ def _check(conn: sqlite3.Connection) -> str | None:
     return None
 
 
-def _raise_if_locked(exc: sqlite3.OperationalError) -> None:
-    if "locked" in str(exc) or "busy" in str(exc):
-        raise IndexLockedError(
+class CorruptIndexError(sqlite3.DatabaseError):
+    """Damage found by ``Index.check``: treated like SQLite's own corruption errors."""
+
+    sqlite_errorcode = sqlite3.SQLITE_CORRUPT
+
+
+def is_corrupt(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file is damaged or not a database (so rebuilding is right)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    # A damaged FTS5 shadow table surfaces as a generic error from its constructor.
+    return code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "vtable constructor" in str(
+        exc
+    )
+
+
+def index_error(exc: Exception, path: Path) -> VaultmemError:
+    """A clear error for a database problem that is not corruption."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(exc):
+        return IndexLockedError(
             "the index is locked by another process (a running `vaultmem watch` or index?); "
             "try again when it has finished, or raise index.busy_timeout_ms"
-        ) from exc
+        )
+    return VaultmemError(
+        f"cannot use the index {path} ({exc}); check that {path.parent} is writable by you, "
+        "or delete the index: it is rebuilt from the notes"
+    )
+
+
+def _raise_if_locked(exc: sqlite3.OperationalError) -> None:
+    error = index_error(exc, Path())
+    if isinstance(error, IndexLockedError):
+        raise error from exc
 
 
 def _database_files(path: Path) -> list[Path]:
@@ -440,5 +482,9 @@ def _database_files(path: Path) -> list[Path]:
 def remove_database(path: Path) -> None:
     """Delete the index file and its WAL and shared-memory files."""
     for p in _database_files(path):
-        with contextlib.suppress(FileNotFoundError):
+        try:
             p.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise VaultmemError(f"cannot replace the damaged index {p}: {exc.strerror}") from exc

@@ -6,6 +6,10 @@ the units are OR-ed. FTS operators typed by a person (``AND``, ``OR``, ``NOT``, 
 words to skip; quotes, parentheses and punctuation only separate words; a lone ``"`` opens a
 phrase that runs to the end.
 
+English words are indexed as written (no stemmer); a query word of four letters or more is
+asked as the prefix left after dropping a common ending (``meetings`` -> ``meet*``), so
+word forms match while ``prefix*`` and phrases keep their exact meaning.
+
 Ranking: FTS5 returns candidates by bm25; then chunks that hold *more of the query's units*
 come first, bm25 ordering within the same count. So several terms are never required all
 at once, and a long Chinese query that does not occur verbatim (``飞书插件配置``) still finds
@@ -36,7 +40,8 @@ _CHUNK_DATE = "COALESCE(c.date, f.date, date(f.mtime_ns / 1000000000, 'unixepoch
 _WEIGHTS = "1.0, 0.5, 1.0"
 _TOKEN = re.compile(r'"([^"]*)"?|([^\s"]+)')
 _WORD = re.compile(r"[^\W_]+")
-_SUFFIXES = ("ingly", "edly", "ing", "ed", "es", "s", "ly")
+# English endings a query word drops before it is asked as a prefix (first match wins).
+_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly", "e")
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,6 @@ class Unit:
     needle: str | None = None  # for CJK, a plain substring
     counts: bool = True  # whether it adds to a chunk's coverage
     all_of: tuple[Unit, ...] = ()  # a quoted phrase mixing scripts: every part must be there
-    strict: bool = False  # FTS5 finds a superset (prefix*): only ``found_in`` decides
     run: str | None = None  # an unquoted CJK run, credited for the part of it a chunk holds
 
     def credit(self, lowered: str) -> float:
@@ -83,12 +87,6 @@ class Query:
     def match(self) -> str:
         """The FTS5 MATCH expression: every unit OR-ed."""
         return " OR ".join(f"({u.fts})" for u in self.units if u.fts)
-
-    @property
-    def strict(self) -> bool:
-        """Whether every unit is one whose FTS5 match must be checked against the text."""
-        counting = [u for u in self.units if u.counts]
-        return bool(counting) and all(u.strict for u in counting)
 
     def coverage(self, text: str) -> float:
         """How much of the query a chunk's text holds (see ``Unit.credit``)."""
@@ -133,9 +131,9 @@ def _stem(word: str) -> str:
 
 
 def _word_pattern(words: list[str]) -> re.Pattern[str]:
-    # Matching on a stem prefix approximates FTS5's porter stemming for the coverage count.
-    parts = [re.escape(_stem(w)) for w in words]
-    return re.compile(r"(?<![^\W_])" + r"[^\W_]*\W+".join(parts))
+    """Whole words in order, separated by anything that is not a word (for coverage)."""
+    inner = r"(?![^\W_])\W+".join(re.escape(w) for w in words)
+    return re.compile(rf"(?<![^\W_]){inner}(?![^\W_])")
 
 
 def _latin_units(words: list[str], prefix: bool, phrase: bool) -> list[Unit]:
@@ -144,18 +142,26 @@ def _latin_units(words: list[str], prefix: bool, phrase: bool) -> list[Unit]:
     if phrase and len(words) > 1:
         fts = '{body heading} : "' + " ".join(words) + '"'
         return [Unit(fts, pattern=_word_pattern(words))]
-    units = [Unit(f'{{body heading}} : "{w}"', pattern=_word_pattern([w])) for w in words]
+    units = [_word_unit(w) for w in words]
     if prefix:
         units[-1] = _prefix_unit(words[-1])
     return units
 
 
+def _word_unit(word: str) -> Unit:
+    # Words are indexed as written: FTS5's porter stemmer also stems a prefix* query
+    # ("flies*" became "fli"*), which breaks prefix search. Instead a query word drops a
+    # common English ending and is asked as a prefix: "meetings" -> "meet"*, "created"
+    # -> "creat"* (create, created, creator). Three-letter words stay exact ("art").
+    stem = _stem(word)
+    if len(stem) < 3 or (len(stem) == 3 and stem == word):
+        return Unit(f'{{body heading}} : "{word}"', pattern=_word_pattern([word]))
+    return _prefix_unit(stem)
+
+
 def _prefix_unit(prefix: str) -> Unit:
-    # FTS5 stems the indexed words (porter) but not a prefix, so "abilit*" would miss
-    # "ability", stored as "abil". Porter only rewrites endings: asking FTS5 for the first
-    # four letters finds every candidate, and the text itself decides which really match.
     pattern = re.compile(r"(?<![^\W_])" + re.escape(prefix))
-    return Unit(f'{{body heading}} : "{prefix[:4]}"*', pattern=pattern, strict=len(prefix) > 4)
+    return Unit(f'{{body heading}} : "{prefix}"*', pattern=pattern)
 
 
 def _cjk_units(run: str, split: bool) -> list[Unit]:
@@ -254,9 +260,7 @@ def search(
         where.append(f"{_CHUNK_DATE} <= ?")
         params.append(until)
     limit = min(limit, MAX_LIMIT)
-    # A strict query (only prefix* units) is checked against every candidate's text, so it
-    # takes them all; otherwise bm25's best candidates are enough to re-rank.
-    pool = -1 if parsed.strict else max(limit * 10, 200)
+    pool = max(limit * 10, 200)
     columns = "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id"
     if len(where) == 1:
         # No filters: let FTS5 pick the best candidates alone, then join only those rows.
@@ -273,11 +277,7 @@ def search(
             f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
         )
     rows = conn.execute(sql, [*params, pool]).fetchall()
-    scored = [(parsed.coverage(r[5] + "\n" + r[4]), r) for r in rows]
-    if parsed.strict:
-        scored = [(count, r) for count, r in scored if count > 0]
-    scored.sort(key=lambda pair: (-pair[0], pair[1][8]))
-    ranked = [r for _, r in scored[:limit]]
+    ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[8]))[:limit]
     hits = [Hit(r[1], r[2], r[3], r[4], -r[8], r[5], [], r[6], r[7]) for r in ranked]
     _attach_tags(conn, hits, [r[0] for r in ranked])
     return hits

@@ -4,7 +4,9 @@ SQLite's ``unicode61`` tokenizer treats a whole run of Chinese or Japanese chara
 token, so ``预算`` could never be found inside ``我们的预算``. vaultmem therefore splits every
 chunk in two before it reaches FTS5:
 
-* ``body``: the text with CJK runs blanked out, for ``porter unicode61`` word search;
+* ``body``: the text with each CJK run replaced by one placeholder token (a private-use
+  character no query can contain), for ``unicode61`` word search; the placeholder keeps
+  ``alpha 预算 beta`` from matching the phrase ``"alpha beta"``;
 * ``cjk``: each CJK run written as its single characters and its overlapping bigrams
   (``预算表`` -> ``预 算 表 预算 算表``).
 
@@ -23,12 +25,15 @@ CJK_RUN = re.compile(
 )
 
 
+CJK_PLACEHOLDER = " \ue000 "
+
+
 def split_cjk(text: str) -> tuple[str, list[str]]:
-    """Return ``text`` with CJK runs replaced by spaces, and the CJK runs in order."""
+    """Return ``text`` with each CJK run replaced by a placeholder token, and the runs."""
     runs = CJK_RUN.findall(text)
     if not runs:
         return text, []
-    return CJK_RUN.sub(" ", text), runs
+    return CJK_RUN.sub(CJK_PLACEHOLDER, text), runs
 
 
 def bigrams(run: str) -> list[str]:

@@ -26,9 +26,9 @@ from typing import TypeVar
 from . import history
 from .chunk import Chunk, make_chunks
 from .config import Config, load_config
-from .errors import IndexLockedError, VaultmemError, VaultNotFoundError
+from .errors import VaultmemError, VaultNotFoundError
 from .files import FileStat, atomic_write, read_note, resolve_in_vault, scan_notes
-from .index import FileRecord, Index, IndexedState, remove_database
+from .index import FileRecord, Index, IndexedState, index_error, is_corrupt, remove_database
 from .parse import parse_document, split_lines
 from .search import Hit
 from .search import search as run_search
@@ -85,7 +85,6 @@ class Status:
     index_bytes: int
     stale: list[str]
     warnings: list[tuple[str, list[str]]]
-    notices: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -175,6 +174,9 @@ class Vault:
         self.index_path = index_path or self.root / STATE_DIR / INDEX_FILE
         self._index: Index | None = None
         self._tracer = tracer
+        #: What vaultmem did on its own that a person should hear of (for example: a
+        #: corrupt index was rebuilt). The CLI prints these as warnings.
+        self.notices: list[str] = []
 
     @classmethod
     def find(cls, path: str | os.PathLike[str] | None = None, start: Path | None = None) -> Vault:
@@ -238,6 +240,7 @@ class Vault:
         if self._index is None:
             self._index = Index.open(self.index_path, self.config.index.busy_timeout_ms)
             self._index.conn.set_trace_callback(self._tracer)
+            self.notices.extend(self._index.notices)
         return self._index
 
     def close(self) -> None:
@@ -266,13 +269,16 @@ class Vault:
         Raises:
             IndexLockedError: another process holds the index past the busy timeout.
         """
-        try:
+        first_notice = len(self.notices)
+
+        def run() -> IndexReport:
+            if not rebuild:
+                self.db.check()  # damage that no query has tripped over yet
             return self._update(progress, rebuild)
-        except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                raise
-            report = self._rebuild_corrupt(exc, lambda: self._update(progress, True))
-            return report
+
+        report = self._recovering(run)
+        report.notices = self.notices[first_notice:]
+        return report
 
     def reindex(self, progress: Progress | None = None) -> IndexReport:
         """Rebuild the index from the files alone (see ``index``)."""
@@ -281,8 +287,7 @@ class Vault:
     def _update(self, progress: Progress | None, rebuild: bool) -> IndexReport:
         started = time.perf_counter()
         db = self.db
-        report = IndexReport(notices=list(db.notices))
-        db.notices.clear()
+        report = IndexReport()
         stats = self.scan()
         report.files = len(stats)
         settings = json.dumps(
@@ -294,7 +299,7 @@ class Vault:
         )
         with db.batch():  # the plan is made under the write lock: no other writer between
             if not rebuild and db.get_meta("settings") not in (None, settings):
-                report.notices.append("index settings in config.toml changed; rebuilding the index")
+                self.notices.append("index settings in config.toml changed; rebuilding the index")
                 rebuild = True
             if rebuild:
                 db.reset()
@@ -331,13 +336,25 @@ class Vault:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _rebuild_corrupt(self, exc: Exception, retry: Callable[[], T]) -> T:
-        """The index broke mid-operation: delete it, rebuild from the files, retry once."""
-        self.close()
-        remove_database(self.index_path)
-        notice = f"index {self.index_path} was corrupt ({exc}); rebuilt from the files"
-        self.db.notices.append(notice)
-        return retry()
+    def _recovering(self, operation: Callable[[], T]) -> T:
+        """Run an operation on the index. If SQLite finds it damaged, delete it, rebuild it
+        from the notes and run the operation again; any other database problem becomes one
+        clear error."""
+        try:
+            return operation()
+        except sqlite3.DatabaseError as exc:
+            if not is_corrupt(exc):
+                raise index_error(exc, self.index_path) from exc
+            self.close()
+            remove_database(self.index_path)
+            self.notices.append(
+                f"index {self.index_path} was corrupt ({exc}); rebuilt from the files"
+            )
+            try:
+                self._update(None, True)
+                return operation()
+            except sqlite3.DatabaseError as again:
+                raise index_error(again, self.index_path) from again
 
     # -- reading ------------------------------------------------------------------------
 
@@ -352,11 +369,11 @@ class Vault:
         until: str | None = None,
     ) -> list[Hit]:
         """Keyword search (see ``vaultmem.search``); builds the index first if it never was."""
-        if self.db.get_meta("settings") is None:  # never built (or another process is building it)
-            self.index()
 
         def run() -> list[Hit]:
-            return run_search(
+            if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
+                self._update(None, False)
+            hits = run_search(
                 self.db.conn,
                 query,
                 limit=limit or self.config.search.default_limit,
@@ -365,30 +382,18 @@ class Vault:
                 since=since,
                 until=until,
             )
+            if not hits:
+                self.db.check()  # make sure "nothing found" is not a damaged index talking
+            return hits
 
-        return self._guarded(run)
-
-    def _guarded(self, operation: Callable[[], T]) -> T:
-        """Run a read; if SQLite reports the index corrupt, rebuild it and run it again."""
-        try:
-            return operation()
-        except sqlite3.DatabaseError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise IndexLockedError(
-                    "the index is locked by another process; try again when it has finished"
-                ) from exc
-
-            def rebuild_then_retry() -> T:
-                self._update(None, True)
-                return operation()
-
-            return self._rebuild_corrupt(exc, rebuild_then_retry)
+        return self._recovering(run)
 
     def status(self) -> Status:
         """Counts, index size, files changed since the last index run, and warnings."""
 
         def run() -> Status:
             db = self.db
+            db.check()
             plan = plan_changes(self.scan(), db.states(), racy_ns=0)
             stale = sorted({s.path for s in plan.to_read} | set(plan.to_delete))
             counts = db.counts()
@@ -399,10 +404,9 @@ class Vault:
                 db.size_bytes(),
                 stale,
                 db.warnings(),
-                notices=list(db.notices),
             )
 
-        return self._guarded(run)
+        return self._recovering(run)
 
     def show(self, path: str, line: int | None = None, context: int = 0) -> Excerpt:
         """The lines of a note: all of it, or the block holding ``line``.
