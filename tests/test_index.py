@@ -14,7 +14,9 @@ from conftest import write
 
 from vaultmem import IndexLockedError, Vault, VaultmemError
 from vaultmem.chunk import make_chunks
-from vaultmem.index import SCHEMA_VERSION
+from vaultmem.files import FileStat
+from vaultmem.index import SCHEMA_VERSION, IndexedState
+from vaultmem.indexing import plan_changes
 from vaultmem.parse import parse_document
 
 
@@ -235,10 +237,10 @@ def test_parallel_and_serial_indexing_agree(vault: Vault, monkeypatch: pytest.Mo
             f"memory/2026-01-{i % 28 + 1:02d}-{i}.md",
             f"# Day {i}\n\n- item {i} 预算{i}\n",
         )
-    monkeypatch.setattr("vaultmem.vault.PARALLEL_MIN_FILES", 10)
+    monkeypatch.setattr("vaultmem.indexing.PARALLEL_MIN_FILES", 10)
     vault.reindex()
     parallel = chunk_rows(vault)
-    monkeypatch.setattr("vaultmem.vault.PARALLEL_MIN_FILES", 10_000)
+    monkeypatch.setattr("vaultmem.indexing.PARALLEL_MIN_FILES", 10_000)
     vault.reindex()
     assert chunk_rows(vault) == parallel
 
@@ -267,7 +269,7 @@ def test_an_unexpected_failure_in_one_note_is_recorded_not_fatal(
             raise RuntimeError("boom")
         return parse_document(text)
 
-    monkeypatch.setattr("vaultmem.vault.parse_document", explode)
+    monkeypatch.setattr("vaultmem.indexing.parse_document", explode)
     vault.index()
     assert warnings_of(vault, "bad.md") == ["skipped: could not be indexed (RuntimeError: boom)"]
     assert vault.search("good")[0].path == "good.md"
@@ -394,3 +396,27 @@ def test_a_read_only_index_is_a_clear_error_and_is_not_deleted(vault_path: Path)
         assert db.exists()
     finally:
         db.chmod(0o644)
+
+
+def test_the_change_plan_is_decided_from_stats_alone() -> None:
+    second = 1_000_000_000
+    states = {
+        "same.md": IndexedState(10, 5 * second, "h1", 100 * second),
+        "touched.md": IndexedState(10, 5 * second, "h2", 100 * second),
+        "racy.md": IndexedState(10, 99 * second, "h3", 100 * second),
+        "gone.md": IndexedState(10, 5 * second, "h4", 100 * second),
+    }
+    stats = [
+        FileStat("same.md", 10, 5 * second),
+        FileStat("touched.md", 10, 6 * second),
+        FileStat("racy.md", 10, 99 * second),
+        FileStat("new.md", 3, 7 * second),
+    ]
+    plan = plan_changes(stats, states)
+    assert [s.path for s in plan.to_read] == ["touched.md", "racy.md", "new.md"]
+    assert plan.to_delete == ["gone.md"]
+    assert plan.unchanged == 1
+    assert [s.path for s in plan_changes(stats, states, racy_ns=0).to_read] == [
+        "touched.md",
+        "new.md",
+    ]

@@ -17,9 +17,9 @@ Tables:
   Search dates a chunk by that, else the file's ``date``, else the day of its ``mtime_ns``
   (computed at query time, so it follows the file's stat without a re-read).
 * ``chunks_fts``: FTS5 over ``body``, ``heading`` and ``cjk`` (see ``terms.py``), rowid =
-  ``chunks.id``, ``unicode61`` tokenizer (no stemmer; see ``search.py``). It is *contentless*: the text lives once,
-  in ``chunks``, and a row is deleted by handing FTS5 its column values again, recomputed
-  from ``chunks`` by ``terms.fts_columns``.
+  ``chunks.id``, ``unicode61`` tokenizer (no stemmer; see ``search.py``). It is
+  *contentless*: the text lives once, in ``chunks``, and a row is deleted by handing FTS5
+  its column values again, recomputed from ``chunks`` by ``terms.fts_columns``.
 * ``tags`` (``chunk`` NULL for frontmatter tags; ``tag_key`` is the case-folded tag, since
   SQLite's ``lower()`` folds only ASCII), ``links`` and ``fields``: the Obsidian syntax of
   each chunk, for filters and later graph features.

@@ -1,0 +1,144 @@
+"""What an index run does with the files, apart from SQL: decide from stats which notes
+to read (``plan_changes``, pure), and turn each changed note into index rows
+(``prepare_file``: read, parse, chunk), in forked worker processes when there is enough
+work. ``Vault.index`` runs the plan inside one write transaction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from .chunk import Chunk, make_chunks
+from .files import FileStat, read_note
+from .index import FileRecord, IndexedState
+from .parse import parse_document
+
+# A file modified this close to the moment we read it may change again within the same
+# mtime tick without its size changing; such "racy" files are re-hashed next time (as git does).
+RACY_NS = 2_000_000_000
+_DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md$")
+
+
+@dataclass(frozen=True)
+class ChangePlan:
+    """What an incremental index run must do, decided from stats alone."""
+
+    to_read: list[FileStat]
+    to_delete: list[str]
+    unchanged: int
+
+
+def plan_changes(
+    stats: Iterable[FileStat], states: dict[str, IndexedState], racy_ns: int = RACY_NS
+) -> ChangePlan:
+    """Decide which files to read and which to drop, from stats alone (pure).
+
+    A file whose size and mtime match the index is unchanged, unless it was modified within
+    ``racy_ns`` of being read: then only a content hash can tell, so it is read again.
+    """
+    to_read: list[FileStat] = []
+    seen: set[str] = set()
+    unchanged = 0
+    for stat in stats:
+        seen.add(stat.path)
+        state = states.get(stat.path)
+        if (
+            state is not None
+            and state.size == stat.size
+            and state.mtime_ns == stat.mtime_ns
+            and state.indexed_ns - state.mtime_ns > racy_ns
+        ):
+            unchanged += 1
+        else:
+            to_read.append(stat)
+    return ChangePlan(to_read, sorted(set(states) - seen), unchanged)
+
+
+Prepared = tuple[FileRecord, list[Chunk]]
+Job = tuple[str, FileStat, str | None, int, int]
+# Below this many files, starting worker processes costs more than it saves.
+PARALLEL_MIN_FILES = 400
+
+
+def prepare_file(job: Job) -> Prepared | None:
+    """Read, parse and chunk one note; ``None`` when its content hash is unchanged.
+
+    A top-level function of plain arguments, so worker processes can run it. It does not
+    raise: a note that fails for a reason nobody foresaw is recorded with the error as its
+    warning, and every other note is still indexed.
+    """
+    try:
+        return _prepare(*job)
+    except Exception as exc:  # one bad note must not stop the whole index run
+        stat = job[1]
+        warning = f"skipped: could not be indexed ({type(exc).__name__}: {exc})"
+        return FileRecord(stat.path, stat.size, stat.mtime_ns, "", None, {}, (), (warning,)), []
+
+
+def _prepare(
+    root: str, stat: FileStat, old_hash: str | None, max_bytes: int, max_chars: int
+) -> Prepared | None:
+    if stat.skip_reason is not None:
+        return FileRecord(stat.path, 0, 0, "", None, {}, (), (f"skipped: {stat.skip_reason}",)), []
+    read = read_note(Path(root) / stat.path, max_bytes)
+    if old_hash is not None and read.content_hash == old_hash:
+        return None
+    if read.text is None:
+        return FileRecord(
+            stat.path, stat.size, stat.mtime_ns, read.content_hash, None, {}, (), read.warnings
+        ), []
+    doc = parse_document(read.text)
+    record = FileRecord(
+        path=stat.path,
+        size=stat.size,
+        mtime_ns=stat.mtime_ns,
+        hash=read.content_hash,
+        date=_file_date(stat.path, doc.frontmatter),
+        frontmatter=doc.frontmatter,
+        tags=tuple(dict.fromkeys(doc.tags)),
+        warnings=(*read.warnings, *doc.warnings),
+    )
+    return record, make_chunks(doc.blocks, max_chars)
+
+
+@contextlib.contextmanager
+def parallel_map(jobs: int) -> Iterator[Callable[[list[Job]], Iterable[Prepared | None]]]:
+    """``map`` for ``prepare_file``: in worker processes when there is enough work.
+
+    Parsing is CPU-bound Python and native code, so a second process uses the second core
+    while this one writes to SQLite. Results come back in order.
+
+    Workers are forked, and only where forking is safe: on Linux, from a process with no
+    other thread. "spawn" would re-import the caller's main module in every worker, which
+    breaks any script without an ``if __name__ == "__main__"`` guard; elsewhere the work
+    simply runs in this process.
+    """
+    workers = min(os.cpu_count() or 1, 4)
+    forkable = sys.platform == "linux" and threading.active_count() == 1
+    if jobs < PARALLEL_MIN_FILES or workers < 2 or not forkable:
+        yield lambda items: map(prepare_file, items)
+        return
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        yield lambda items: pool.map(prepare_file, items, chunksize=32)
+
+
+def _file_date(path: str, frontmatter: dict[str, object]) -> str | None:
+    """A daily note's date from its name, else the ``date`` or ``created`` property."""
+    match = _DAILY_NAME.search(path)
+    if match:
+        return match.group(1)
+    for key in ("date", "created"):
+        value = frontmatter.get(key)
+        if isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}", value):
+            return value[:10]
+    return None
