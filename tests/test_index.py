@@ -420,3 +420,37 @@ def test_the_change_plan_is_decided_from_stats_alone() -> None:
         "touched.md",
         "new.md",
     ]
+
+
+def test_a_renamed_note_keeps_its_chunk_rows(vault: Vault) -> None:
+    write(vault.root, "old.md", "- one ^a\n- two ^b\n")
+    write(vault.root, "twin.md", "- same\n")
+    write(vault.root, "twin2.md", "- same\n")
+    vault.index()
+    before = rows(vault, "SELECT chunk_id, id FROM chunks WHERE path = 'old.md' ORDER BY 1")
+    (vault.root / "old.md").rename(vault.root / "new.md")
+    (vault.root / "twin.md").unlink()
+    (vault.root / "twin2.md").unlink()
+    report = vault.index()
+    assert report.removed == 3
+    assert rows(vault, "SELECT chunk_id, id FROM chunks WHERE path = 'new.md' ORDER BY 1") == before
+    assert rows(vault, "SELECT COUNT(*) FROM files WHERE path LIKE 'twin%'") == [(0,)]
+    incremental = chunk_rows(vault)
+    vault.reindex()
+    assert chunk_rows(vault) == incremental
+
+
+def test_index_paths_updates_only_what_it_is_told(vault: Vault) -> None:
+    write(vault.root, "a.md", "alpha\n")
+    write(vault.root, "dir/b.md", "beta\n")
+    write(vault.root, "dir/sub/c.md", "gamma\n")
+    vault.index()
+    write(vault.root, "a.md", "alpha two\n")
+    write(vault.root, "z.md", "zeta\n")
+    (vault.root / "dir/sub/c.md").unlink()
+    write(vault.root, "dir/sub/d.md", "delta\n")
+    report = vault.index_paths(["a.md", "missing.md", ".obsidian/x.md"], folders=["dir"])
+    assert (report.changed, report.removed) == (2, 1)
+    assert [h.path for h in vault.search("delta")] == ["dir/sub/d.md"]
+    assert vault.search("zeta") == []  # not named, so not read yet
+    assert vault.search("gamma") == []

@@ -19,7 +19,9 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
 from vaultmem import Vault
 
-NAMES = st.sampled_from(["a.md", "b.md", "memory/2026-01-01.md", "facts/x/y.md", "topics/中文.md"])
+NAMES = st.sampled_from(
+    ["a.md", "b.md", "memory/2026-01-01.md", "facts/x/y.md", "topics/中文.md", "moved/y.md"]
+)
 LINES = st.sampled_from(
     [
         "- budget review ^b1",
@@ -117,8 +119,9 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
 
     @rule(name=notes, body=BODIES)
     def edit(self, name: str, body: str) -> None:
+        # As the watch daemon does: only the path that changed.
         self._write(name, body.encode())
-        self.vault.index()
+        self.vault.index_paths([name])
 
     @rule(name=notes, line=LINES)
     def append(self, name: str, line: str) -> None:
@@ -130,7 +133,7 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
     @rule(name=notes, junk=GARBAGE)
     def garbage(self, name: str, junk: bytes) -> None:
         self._write(name, junk)
-        self.vault.index()
+        self.vault.index_paths([name])
 
     @rule(name=notes, new=NAMES)
     def rename(self, name: str, new: str) -> None:
@@ -138,12 +141,27 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
         if path.exists() and name != new:
             (self.root / new).parent.mkdir(parents=True, exist_ok=True)
             path.rename(self.root / new)
-        self.vault.index()
+        self.vault.index_paths([name, new])
 
     @rule(name=notes)
     def delete(self, name: str) -> None:
         (self.root / name).unlink(missing_ok=True)
         self.vault.index()
+
+    @rule(
+        folder=st.sampled_from(["facts", "facts/x", "memory", "topics"]),
+        new=st.sampled_from(["moved", "facts/z"]),
+    )
+    def move_folder(self, folder: str, new: str) -> None:
+        source, target = self.root / folder, self.root / new
+        if (
+            source.is_dir()
+            and not target.exists()
+            and not str(target).startswith(str(source) + "/")
+        ):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            source.rename(target)
+        self.vault.index_paths([], folders=[folder, new])
 
     @invariant()
     def incremental_equals_rebuild(self) -> None:

@@ -72,14 +72,25 @@ def resolve_in_vault(root: Path, user_path: str | os.PathLike[str]) -> tuple[Pat
     return resolved, resolved.relative_to(root).as_posix()
 
 
-def scan_notes(root: Path, exclude: tuple[str, ...]) -> Iterator[FileStat]:
-    """Yield every note under ``root``: ``*.md`` files, dot-folders and ``exclude`` skipped.
+def is_note_path(rel: str, exclude: tuple[str, ...]) -> bool:
+    """Whether a vault-relative path names a note vaultmem indexes (by its name alone)."""
+    parts = rel.split("/")
+    if not parts[-1].lower().endswith(NOTE_SUFFIXES):
+        return False
+    return not any(part.startswith(".") or part in exclude for part in parts)
+
+
+def scan_notes(root: Path, exclude: tuple[str, ...], under: str = "") -> Iterator[FileStat]:
+    """Yield every note under ``root`` (or under its folder ``under``): ``*.md`` files,
+    dot-folders and ``exclude`` skipped.
 
     Symlinks are never followed. A symlinked note is reported with a ``skip_reason`` so the
     index can record why it holds no text for it.
     """
     excluded = set(exclude)
-    stack = [(root, "")]
+    if under and not is_note_path(under + "/x.md", exclude):
+        return
+    stack = [(root / under, under + "/" if under else "")]
     while stack:
         folder, prefix = stack.pop()
         try:
@@ -91,26 +102,45 @@ def scan_notes(root: Path, exclude: tuple[str, ...]) -> Iterator[FileStat]:
             if name.startswith(".") or name in excluded:
                 continue
             rel = prefix + name
-            is_note = name.lower().endswith(NOTE_SUFFIXES)
             try:
-                if entry.is_symlink():
-                    if is_note:
-                        yield FileStat(
-                            _printable(rel), 0, 0, _symlink_reason(root, Path(entry.path))
-                        )
-                    continue
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((Path(entry.path), rel + "/"))
-                elif is_note and entry.is_file(follow_symlinks=False):  # not a FIFO or device
-                    if _printable(rel) != rel:
-                        reason = "file name is not valid UTF-8; rename the file to index it"
-                        yield FileStat(_printable(rel), 0, 0, reason)
-                        continue
-                    st = entry.stat(follow_symlinks=False)
-                    # SQLite integers are 64-bit; a clock-skewed mtime must not overflow them.
-                    yield FileStat(rel, st.st_size, min(max(st.st_mtime_ns, 0), MAX_MTIME_NS))
+                elif name.lower().endswith(NOTE_SUFFIXES):
+                    found = _note_stat(root, rel, entry.stat(follow_symlinks=False))
+                    if found is not None:
+                        yield found
             except OSError:
                 continue
+
+
+def stat_note(root: Path, rel: str, exclude: tuple[str, ...]) -> FileStat | None:
+    """The ``FileStat`` of one note as ``scan_notes`` would give it, or ``None`` when the
+    path is not an indexed note (missing, ignored, not a regular file, or reached through a
+    symlinked folder)."""
+    if not is_note_path(rel, exclude):
+        return None
+    path = root / rel
+    try:
+        if os.path.realpath(path.parent) != os.path.join(
+            os.path.realpath(root), *rel.split("/")[:-1]
+        ):
+            return None
+        return _note_stat(root, rel, os.lstat(path))
+    except OSError:
+        return None
+
+
+def _note_stat(root: Path, rel: str, lst: os.stat_result) -> FileStat | None:
+    if stat.S_ISLNK(lst.st_mode):
+        return FileStat(_printable(rel), 0, 0, _symlink_reason(root, root / rel))
+    if not stat.S_ISREG(lst.st_mode):  # a FIFO or a device would block or never end
+        return None
+    if _printable(rel) != rel:
+        return FileStat(
+            _printable(rel), 0, 0, "file name is not valid UTF-8; rename the file to index it"
+        )
+    # SQLite integers are 64-bit; a clock-skewed mtime must not overflow them.
+    return FileStat(rel, lst.st_size, min(max(lst.st_mtime_ns, 0), MAX_MTIME_NS))
 
 
 def _printable(rel: str) -> str:

@@ -37,7 +37,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -252,6 +252,32 @@ class Index:
         """The indexed state of every file, by path."""
         rows = self.conn.execute("SELECT path, size, mtime_ns, hash, indexed_ns FROM files")
         return {r[0]: IndexedState(r[1], r[2], r[3], r[4]) for r in rows}
+
+    def states_for(
+        self, paths: Iterable[str], folders: Iterable[str] = ()
+    ) -> dict[str, IndexedState]:
+        """The indexed state of the given paths and of every file under the given folders."""
+        sql = "SELECT path, size, mtime_ns, hash, indexed_ns FROM files WHERE "
+        rows: list[tuple[Any, ...]] = []
+        wanted = list(dict.fromkeys(paths))
+        for start in range(0, len(wanted), 500):  # SQLite limits the number of parameters
+            part = wanted[start : start + 500]
+            rows += self.conn.execute(
+                sql + f"path IN ({','.join('?' * len(part))})", part
+            ).fetchall()
+        for folder in folders:
+            # Every path below "folder/" sorts between "folder/" and "folder0" ("0" follows "/").
+            rows += self.conn.execute(
+                sql + "path >= ? AND path < ?", (folder + "/", folder + "0")
+            ).fetchall()
+        return {r[0]: IndexedState(r[1], r[2], r[3], r[4]) for r in rows}
+
+    def rename_file(self, old: str, new: str) -> None:
+        """Move a file's rows to a new path (a rename whose content did not change keeps its
+        chunk rows and ids)."""
+        self.delete_file(new)
+        for table in ("files", "chunks", "tags", "links", "fields"):
+            self.conn.execute(f"UPDATE {table} SET path = ? WHERE path = ?", (new, old))
 
     def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
         """Record a new stat for a file whose content hash did not change."""

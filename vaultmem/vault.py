@@ -13,7 +13,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -21,7 +21,7 @@ from typing import TypeVar
 from . import history
 from .config import Config, load_config
 from .errors import VaultmemError, VaultNotFoundError
-from .files import FileStat, atomic_write, read_note, resolve_in_vault, scan_notes
+from .files import FileStat, atomic_write, read_note, resolve_in_vault, scan_notes, stat_note
 from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import Job, parallel_map, plan_changes
 from .parse import parse_document, split_lines
@@ -240,12 +240,29 @@ class Vault:
         """Rebuild the index from the files alone (see ``index``)."""
         return self.index(progress, rebuild=True)
 
-    def _update(self, progress: Progress | None, rebuild: bool) -> IndexReport:
+    def index_paths(self, paths: Iterable[str], folders: Iterable[str] = ()) -> IndexReport:
+        """Update the index for some notes only: the given vault-relative paths (changed,
+        created or gone) and everything under the given folders. The watch daemon's step.
+
+        Raises:
+            IndexLockedError: another process holds the index past the busy timeout.
+        """
+        scope = (list(dict.fromkeys(paths)), list(dict.fromkeys(folders)))
+        first_notice = len(self.notices)
+        report = self._recovering(lambda: self._update(None, False, scope))
+        report.notices = self.notices[first_notice:]
+        return report
+
+    def _update(
+        self,
+        progress: Progress | None,
+        rebuild: bool,
+        scope: tuple[list[str], list[str]] | None = None,
+    ) -> IndexReport:
         started = time.perf_counter()
         db = self.db
         report = IndexReport()
-        stats = self.scan()
-        report.files = len(stats)
+        exclude = self.config.index.exclude
         settings = json.dumps(
             {
                 "chunk_max_chars": self.config.index.chunk_max_chars,
@@ -259,9 +276,19 @@ class Vault:
                 rebuild = True
             if rebuild:
                 db.reset()
+                scope = None
             db.set_meta("settings", settings)
             bulk = db.is_empty()
-            states = {} if bulk else db.states()
+            if scope is None:
+                stats = self.scan()
+                states = {} if bulk else db.states()
+            else:
+                paths, folders = scope
+                found = (stat_note(self.root, path, exclude) for path in paths)
+                stats = [stat for stat in found if stat is not None]
+                stats += [s for folder in folders for s in scan_notes(self.root, exclude, folder)]
+                states = db.states_for(paths, folders)
+            report.files = len(stats)
             plan = plan_changes(stats, states)
             jobs: list[Job] = [
                 (
@@ -273,21 +300,29 @@ class Vault:
                 )
                 for stat in plan.to_read
             ]
+            # A note that vanished while another appeared with the same content was renamed.
+            vanished = {states[path].hash: path for path in plan.to_delete if states[path].hash}
+            renamed: set[str] = set()
             loading = db.bulk_load() if bulk else contextlib.nullcontext()
             with loading, parallel_map(len(jobs)) as mapper:
-                for path in plan.to_delete:
-                    db.delete_file(path)
-                report.removed = len(plan.to_delete)
                 results = zip(plan.to_read, mapper(jobs), strict=True)
                 for done, (stat, prepared) in enumerate(results, 1):
                     report.read += 1
                     if prepared is None:
                         db.touch_file(stat.path, stat.size, stat.mtime_ns)
                     else:
+                        renamed_from = vanished.pop(prepared[0].hash, None)
+                        if renamed_from is not None:
+                            db.rename_file(renamed_from, stat.path)
+                            renamed.add(renamed_from)
                         db.replace_file(*prepared)
                         report.changed += 1
                     if progress is not None:
                         progress(done, len(jobs))
+                for path in plan.to_delete:
+                    if path not in renamed:
+                        db.delete_file(path)
+                report.removed = len(plan.to_delete)
         report.chunks = db.counts()["chunks"]
         report.seconds = time.perf_counter() - started
         return report
