@@ -12,7 +12,10 @@ import contextlib
 import datetime as dt
 import json
 import re
+import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -234,6 +237,30 @@ def search(
 
 
 @cli.command()
+@click.option("--quiet", "-q", is_flag=True, help="Log only errors and warnings, not every batch.")
+@vault_option
+def watch(quiet: bool, vault_path: Path | None) -> None:
+    """Keep the index following the notes: every edit is searchable within a second.
+
+    Reconciles the index on start, then re-indexes what changes, from any editor or from
+    git. One daemon per vault; stop it with Ctrl-C or SIGTERM. See docs/daemon.md.
+
+    Example: vaultmem watch --vault ~/memory
+    """
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+
+    def log(line: str) -> None:
+        if quiet and line.startswith("batch:"):
+            return
+        click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True)
+
+    with open_vault(vault_path) as vault:
+        vault.watch(stop, log)
+
+
+@cli.command()
 @json_option
 @vault_option
 def status(as_json: bool, vault_path: Path | None) -> None:
@@ -252,10 +279,13 @@ def status(as_json: bool, vault_path: Path | None) -> None:
                 "index_bytes": st.index_bytes,
                 "stale": st.stale,
                 "warnings": [{"path": p, "warnings": w} for p, w in st.warnings],
+                "daemon_pid": st.daemon_pid,
             }
         )
         return
     click.echo(f"vault:    {st.vault}")
+    daemon = f"running (pid {st.daemon_pid})" if st.daemon_pid else "not running"
+    click.echo(f"daemon:   {daemon}")
     click.echo(
         f"indexed:  {st.files} files, {st.chunks} chunks, index {st.index_bytes / 1e6:.1f} MB"
     )

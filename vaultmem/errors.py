@@ -30,3 +30,7 @@ class IndexLockedError(VaultmemError):
 
 class GitError(VaultmemError):
     """A git operation failed; the message carries git's own reason."""
+
+
+class DaemonRunningError(VaultmemError):
+    """A ``vaultmem watch`` daemon already holds this vault."""

@@ -1,0 +1,328 @@
+"""The watch daemon: file-system events -> coalesced batches -> ``Vault.index_paths``.
+
+It owns the one-daemon-per-vault lock, the filter that drops events vaultmem does not care
+about, the batching, the status file and the loop. On start it begins watching *before* it
+reconciles the index with a stat-based ``Vault.index()``, so an edit made during the
+reconcile is not missed.
+
+Batching: after the first event of a batch the loop waits only until the events stop for
+``quiet`` seconds (20 ms), so a lone save is indexed at once while an editor's burst of
+write/modify/close events, or a ``git checkout`` of a thousand files, becomes one batch;
+during a continuous stream a batch is cut every ``max_wait`` seconds. Each batch is one
+transaction (readers in other processes see all of it or none), and a batch that fails is
+logged and retried with the next one, so no single bad batch stops the daemon.
+
+The lock is an ``flock`` on ``.vaultmem/watch.lock``, which the kernel releases when the
+process dies however it dies, so a crashed daemon never leaves the vault locked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from .errors import DaemonRunningError, VaultmemError
+from .files import atomic_write, is_note_path
+
+if TYPE_CHECKING:
+    from .vault import Vault
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; see docs/daemon.md
+    fcntl = None  # type: ignore[assignment]
+
+LOCK_NAME = "watch.lock"
+STATUS_NAME = "watch.json"
+Change = tuple[str, str]  # ("file" | "folder", vault-relative path)
+Log = Callable[[str], None]
+
+
+@dataclass
+class DaemonStatus:
+    """What ``.vaultmem/watch.json`` says about the running daemon."""
+
+    pid: int
+    started: float
+    batches: int = 0
+    errors: int = 0
+    last_batch: dict[str, float | int] = field(default_factory=dict)
+    last_error: str = ""
+
+
+class WatchLock:
+    """One daemon per vault: an exclusive ``flock`` held for the daemon's lifetime."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock, or say which process holds it.
+
+        Raises:
+            DaemonRunningError: another daemon is watching this vault.
+        """
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.read(fd, 64).decode(errors="replace").strip()
+                os.close(fd)
+                raise DaemonRunningError(
+                    f"a vaultmem watch daemon (pid {holder or '?'}) is already watching this "
+                    "vault; stop it first, or use it: it keeps the index up to date"
+                ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        """Let go of the lock (the file stays: deleting a lock file races with its takers)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    @staticmethod
+    def holder(path: Path) -> int | None:
+        """The pid of the daemon holding the lock at ``path``, or ``None`` if none does."""
+        if fcntl is None:
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            text = os.read(fd, 64).decode(errors="replace").strip()
+            return int(text) if text.isdigit() else -1
+        else:
+            return None
+        finally:
+            os.close(fd)
+
+
+class _EventFilter(FileSystemEventHandler):
+    """Turns watchdog events into ``Change`` items: notes and folders only; dot-folders
+    (``.git``, ``.obsidian``, ``.vaultmem``), excluded folders, swap, backup and temp files
+    dropped. Folder *modified* events are dropped too: they accompany every file event."""
+
+    def __init__(self, root: Path, exclude: tuple[str, ...], changes: queue.Queue[Change]) -> None:
+        self.root = os.fsdecode(root)
+        self.exclude = exclude
+        self.changes = changes
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        if event.is_directory and event.event_type == "modified":
+            return
+        for raw in (event.src_path, getattr(event, "dest_path", "")):
+            if not raw:
+                continue
+            rel = os.path.relpath(os.fsdecode(raw), self.root).replace(os.sep, "/")
+            if rel.startswith(".."):
+                continue
+            if event.is_directory:
+                if rel != "." and is_note_path(rel + "/x.md", self.exclude):
+                    self.changes.put(("folder", rel))
+            elif is_note_path(rel, self.exclude):
+                self.changes.put(("file", rel))
+
+
+def next_batch(
+    changes: queue.Queue[Change],
+    stop: threading.Event,
+    *,
+    quiet: float = 0.02,
+    max_wait: float = 1.0,
+    idle: float = 0.25,
+) -> set[Change]:
+    """Wait for the next batch of changes; an empty set after ``idle`` seconds of nothing.
+
+    A batch closes when no change arrives for ``quiet`` seconds, or ``max_wait`` seconds
+    after its first change, whichever comes first.
+    """
+    try:
+        first = changes.get(timeout=idle)
+    except queue.Empty:
+        return set()
+    batch = {first}
+    deadline = time.monotonic() + max_wait
+    while not stop.is_set():
+        remaining = min(quiet, deadline - time.monotonic())
+        if remaining <= 0:
+            break
+        try:
+            batch.add(changes.get(timeout=remaining))
+        except queue.Empty:
+            break
+    return batch
+
+
+def _scope(batch: set[Change]) -> tuple[list[str], list[str]]:
+    """Paths and folders of a batch, without paths or folders inside a named folder."""
+    folders = sorted({rel for kind, rel in batch if kind == "folder"})
+    outer: list[str] = []
+    for folder in folders:
+        if not any(folder.startswith(o + "/") for o in outer):
+            outer.append(folder)
+    paths = sorted(
+        rel
+        for kind, rel in batch
+        if kind == "file" and not any(rel.startswith(o + "/") for o in outer)
+    )
+    return paths, outer
+
+
+class Watcher:
+    """Keeps one vault's index following its files until ``stop`` is set."""
+
+    def __init__(self, vault: Vault, log: Log | None = None, *, quiet: float = 0.02) -> None:
+        self.vault = vault
+        self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.quiet = quiet
+        state = vault.root / ".vaultmem"
+        self.lock = WatchLock(state / LOCK_NAME)
+        self.status_path = state / STATUS_NAME
+        self.status = DaemonStatus(pid=os.getpid(), started=time.time())
+        self._status_written = 0.0
+
+    def run(self, stop: threading.Event, ready: Callable[[], None] | None = None) -> None:
+        """Watch until ``stop`` is set.
+
+        Raises:
+            DaemonRunningError: another daemon is watching this vault.
+        """
+        self.lock.acquire()
+        changes: queue.Queue[Change] = queue.Queue()
+        observer = Observer()
+        observer.schedule(
+            _EventFilter(self.vault.root, self.vault.config.index.exclude, changes),
+            str(self.vault.root),
+            recursive=True,
+        )
+        observer.start()
+        try:
+            report = self.vault.index()
+            self.log(
+                f"watching {self.vault.root} (pid {os.getpid()}); index up to date: "
+                f"{report.summary()}"
+            )
+            self._write_status(force=True)
+            if ready is not None:
+                ready()
+            while not stop.is_set():
+                batch = next_batch(changes, stop, quiet=self.quiet)
+                if not self.vault.index_path.exists():
+                    self._rebuild_deleted_index()
+                if batch:
+                    self._apply(batch, changes)
+                self._write_status()
+        finally:
+            observer.stop()
+            observer.join(timeout=5)
+            self._write_status(force=True, running=False)
+            self.lock.release()
+            self.vault.close()
+            self.log("stopped")
+
+    def _apply(self, batch: set[Change], changes: queue.Queue[Change]) -> None:
+        started = time.perf_counter()
+        paths, folders = _scope(batch)
+        try:
+            report = self.vault.index_paths(paths, folders)
+        except (VaultmemError, OSError) as exc:
+            self._failed(f"batch of {len(batch)} changes failed: {exc}; retrying with the next")
+            for item in batch:  # nothing of the batch was written: try it again
+                changes.put(item)
+            time.sleep(0.5)
+            return
+        except Exception:  # a bug: keep the daemon alive and the trace in the log
+            self._failed("batch failed:\n" + traceback.format_exc())
+            return
+        for notice in report.notices:
+            self.log(f"warning: {notice}")
+        ms = (time.perf_counter() - started) * 1000
+        self.status.batches += 1
+        self.status.last_batch = {
+            "at": time.time(),
+            "files": report.files,
+            "changed": report.changed,
+            "removed": report.removed,
+            "chunks": report.written,
+            "ms": round(ms, 1),
+        }
+        self.log(
+            f"batch: {report.files} files ({report.changed} changed, {report.removed} removed), "
+            f"{report.written} chunks written, {ms:.0f} ms"
+        )
+
+    def _rebuild_deleted_index(self) -> None:
+        self.vault.close()
+        report = self.vault.index()
+        self.log(f"index file was deleted; rebuilt: {report.summary()}")
+
+    def _failed(self, message: str) -> None:
+        self.status.errors += 1
+        self.status.last_error = message
+        self.log(f"error: {message}")
+
+    def _write_status(self, *, force: bool = False, running: bool = True) -> None:
+        now = time.time()
+        if not force and now - self._status_written < 1.0:
+            return
+        self._status_written = now
+        data = asdict(self.status) | {"running": running}
+        with contextlib.suppress(OSError):
+            atomic_write(self.status_path, json.dumps(data, indent=2).encode())
+
+
+def daemon_pid(vault_root: Path) -> int | None:
+    """The pid of the daemon watching this vault, or ``None``."""
+    return WatchLock.holder(vault_root / ".vaultmem" / LOCK_NAME)
+
+
+@contextlib.contextmanager
+def running_watcher(root: Path, log: Log | None = None) -> Iterator[threading.Event]:
+    """Run a ``Watcher`` on the vault at ``root`` in a background thread, with its own
+    ``Vault`` (for tests and embedding); yields its stop event once it is watching, and
+    stops it on exit."""
+    from .vault import Vault
+
+    stop = threading.Event()
+    ready = threading.Event()
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            Watcher(Vault(root), log or (lambda line: None)).run(stop, ready.set)
+        except BaseException as exc:
+            errors.append(exc)
+            ready.set()
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    ready.wait(timeout=120)
+    if errors:
+        raise errors[0]
+    try:
+        yield stop
+    finally:
+        stop.set()
+        thread.join(timeout=10)
