@@ -1,0 +1,290 @@
+"""The watch daemon with a real watchdog observer on real files: every way a note changes
+is followed, bursts are batched, other processes can search meanwhile, one daemon per
+vault, and a daemon killed mid-batch catches up on restart."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from vaultmem import Vault
+from vaultmem.errors import DaemonRunningError
+from vaultmem.watch import daemon_pid, next_batch, running_watcher
+
+DEADLINE = 60.0  # generous: the tests never assert a speed
+
+
+def wait_for(condition: Callable[[], object], timeout: float = DEADLINE) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"condition not met within {timeout} s")
+
+
+def found(vault: Vault, query: str, path: str | None = None) -> bool:
+    return any(path is None or h.path == path for h in vault.search(query, limit=1000))
+
+
+def chunks(index_path: Path) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(index_path)
+    try:
+        return conn.execute(
+            "SELECT path, chunk_id, line_start, line_end, text FROM chunks ORDER BY 1, 2"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def matches_rebuild(root: Path, tmp: Path) -> bool:
+    with Vault(root, index_path=tmp / "rebuilt.db") as rebuilt:
+        rebuilt.reindex()
+    return chunks(root / ".vaultmem/index.db") == chunks(tmp / "rebuilt.db")
+
+
+@pytest.fixture
+def watched(vault_path: Path) -> Iterator[Vault]:
+    """A running in-process daemon on the vault, and a separate Vault to search with."""
+    write(vault_path, "memory/2026-01-01.md", "# Day\n\n- first line\n")
+    with running_watcher(vault_path), Vault(vault_path) as searcher:
+        yield searcher
+
+
+def test_every_way_a_note_changes(watched: Vault) -> None:
+    root = watched.root
+    note = root / "memory/2026-01-01.md"
+    with note.open("a") as handle:  # an in-place append
+        handle.write("- appended aardvark\n")
+    wait_for(lambda: found(watched, "aardvark"))
+    write(root, "facts/new.md", "- created bandicoot\n")
+    wait_for(lambda: found(watched, "bandicoot"))
+    tmp = root / "facts/.new.md.tmp123"  # an editor's atomic save
+    tmp.write_text("- saved capybara\n")
+    os.replace(tmp, root / "facts/new.md")
+    wait_for(lambda: found(watched, "capybara") and not found(watched, "bandicoot"))
+    (root / "facts/new.md").rename(root / "facts/renamed.md")
+    wait_for(
+        lambda: (
+            found(watched, "capybara", "facts/renamed.md")
+            and not found(watched, "capybara", "facts/new.md")
+        )
+    )
+    (root / "facts/renamed.md").unlink()
+    wait_for(lambda: not found(watched, "capybara"))
+
+
+def test_folders_created_moved_and_deleted(watched: Vault) -> None:
+    root = watched.root
+    write(root, "projects/atlas/plan.md", "- dingo plan\n")
+    write(root, "projects/atlas/deep/more.md", "- echidna notes\n")
+    wait_for(lambda: found(watched, "dingo") and found(watched, "echidna"))
+    (root / "projects").rename(root / "archive/projects")
+    wait_for(lambda: found(watched, "echidna", "archive/projects/atlas/deep/more.md"))
+    wait_for(lambda: not found(watched, "dingo", "projects/atlas/plan.md"))
+    import shutil
+
+    shutil.rmtree(root / "archive/projects")
+    wait_for(lambda: not found(watched, "dingo") and not found(watched, "echidna"))
+
+
+def test_ignored_files_never_reach_the_index(watched: Vault) -> None:
+    root = watched.root
+    write(root, ".obsidian/workspace.md", "- ferret in obsidian config\n")
+    write(root, "memory/.2026-01-01.md.swp", "ferret swap")
+    write(root, "memory/2026-01-01.md~", "ferret backup")
+    write(root, "memory/4913", "ferret vim probe")
+    write(
+        root, "memory/marker.md", "- gecko marker\n"
+    )  # written last: once it is in, the rest were seen
+    wait_for(lambda: found(watched, "gecko"))
+    assert not found(watched, "ferret")
+
+
+def test_a_burst_of_a_thousand_files_while_others_search(watched: Vault) -> None:
+    root = watched.root
+    stop = threading.Event()
+    failures: list[BaseException] = []
+
+    def search_meanwhile() -> None:
+        with Vault(root) as reader:
+            while not stop.is_set():
+                try:
+                    reader.search("hedgehog", limit=5)
+                except BaseException as exc:  # any failure of a concurrent reader is a bug
+                    failures.append(exc)
+
+    reader = threading.Thread(target=search_meanwhile)
+    reader.start()
+    try:
+        for i in range(1000):
+            write(
+                root,
+                f"burst/{i % 10}/note-{i}.md",
+                f"# Note {i}\n\n- hedgehog {i}\n- line two {i}\n",
+            )
+        wait_for(lambda: len(watched.search("hedgehog", limit=5000)) == 1000)
+    finally:
+        stop.set()
+        reader.join()
+    assert failures == []
+
+
+def test_readers_never_see_half_a_file(watched: Vault) -> None:
+    root = watched.root
+    note = root / "facts/versions.md"
+    seen_versions: list[set[str]] = []
+    stop = threading.Event()
+
+    def read_meanwhile() -> None:
+        conn = sqlite3.connect(root / ".vaultmem/index.db")
+        while not stop.is_set():
+            texts = [
+                r[0]
+                for r in conn.execute("SELECT text FROM chunks WHERE path = 'facts/versions.md'")
+            ]
+            if texts:
+                seen_versions.append({t.split("version ")[1] for t in texts})
+        conn.close()
+
+    thread = threading.Thread(target=read_meanwhile)
+    thread.start()
+    try:
+        for version in range(40):
+            note.write_text("".join(f"- item {i} version v{version}\n" for i in range(5)))
+            time.sleep(0.01)
+        wait_for(lambda: found(watched, "v39"))
+    finally:
+        stop.set()
+        thread.join()
+    assert seen_versions
+    assert all(len(versions) == 1 for versions in seen_versions)
+
+
+def test_the_index_file_deleted_while_watching_is_rebuilt(watched: Vault) -> None:
+    watched.close()
+    for name in ("index.db", "index.db-wal", "index.db-shm"):
+        (watched.root / ".vaultmem" / name).unlink(missing_ok=True)
+    wait_for(lambda: (watched.root / ".vaultmem/index.db").exists())
+    write(watched.root, "later.md", "- ibis after the rebuild\n")
+    wait_for(lambda: found(watched, "ibis"))
+    assert found(watched, "first line")
+
+
+def test_a_note_that_fails_to_parse_is_recorded_and_retried(watched: Vault) -> None:
+    bad = write(watched.root, "bad.md", "---\ntitle: [broken\n---\n- jackal\n")
+    wait_for(lambda: found(watched, "jackal"))
+    warnings = dict(watched.status().warnings)
+    assert "malformed YAML frontmatter" in warnings["bad.md"][0]
+    bad.write_text("---\ntitle: fixed\n---\n- jackal fixed\n")
+    wait_for(lambda: "bad.md" not in dict(watched.status().warnings))
+
+
+def test_one_daemon_per_vault(watched: Vault) -> None:
+    assert daemon_pid(watched.root) == os.getpid()
+    with pytest.raises(DaemonRunningError, match=f"pid {os.getpid()}"):
+        watched.watch(threading.Event())
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultmem", "watch", "--vault", str(watched.root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert f"Error: a vaultmem watch daemon (pid {os.getpid()}) is already watching" in done.stderr
+
+
+def test_next_batch_coalesces_a_burst_but_not_a_lone_change() -> None:
+    import queue
+
+    changes: queue.Queue[tuple[str, str]] = queue.Queue()
+    stop = threading.Event()
+    assert next_batch(changes, stop, idle=0.01) == set()
+    for i in range(50):
+        changes.put(("file", f"n{i % 5}.md"))
+    assert next_batch(changes, stop) == {("file", f"n{i}.md") for i in range(5)}
+    changes.put(("file", "lone.md"))
+    assert next_batch(changes, stop) == {("file", "lone.md")}
+
+
+def start_daemon(root: Path) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultmem", "watch", "--vault", str(root)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: daemon_pid(root) == proc.pid and (root / ".vaultmem/watch.json").exists())
+    return proc
+
+
+def test_sigterm_stops_the_daemon_cleanly(vault_path: Path) -> None:
+    proc = start_daemon(vault_path)
+    write(vault_path, "n.md", "- koala\n")
+    with Vault(vault_path) as vault:
+        wait_for(lambda: found(vault, "koala"))
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert err.rstrip().endswith("stopped")
+    assert daemon_pid(vault_path) is None
+
+
+def test_kill_nine_mid_burst_then_restart_catches_up(vault_path: Path, tmp_path: Path) -> None:
+    proc = start_daemon(vault_path)
+    for i in range(300):
+        write(vault_path, f"memory/2026-02-{i % 28 + 1:02d}-{i}.md", f"- lemur {i}\n")
+    proc.kill()  # SIGKILL, most likely in the middle of a batch
+    proc.communicate(timeout=30)
+    for i in range(300, 400):
+        write(vault_path, f"memory/2026-03-{i % 28 + 1:02d}-{i}.md", f"- lemur {i}\n")
+    (vault_path / "memory/2026-02-01-0.md").unlink()
+    proc = start_daemon(vault_path)  # the lock was released by the kernel
+    try:
+        with Vault(vault_path) as vault:
+            wait_for(lambda: len(vault.search("lemur", limit=1000)) == 399)
+        assert matches_rebuild(vault_path, tmp_path)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+
+
+def test_soak_of_random_edits_renames_and_deletes(vault_path: Path, tmp_path: Path) -> None:
+    rng = random.Random(8)
+    names = [
+        f"{folder}/n{i}.md"
+        for folder in ("memory", "facts/a", "facts/b", "topics")
+        for i in range(25)
+    ]
+    with running_watcher(vault_path):
+        for step in range(2000):
+            name = rng.choice(names)
+            path = vault_path / name
+            action = rng.random()
+            if action < 0.5 or not path.exists():
+                write(
+                    vault_path,
+                    name,
+                    "".join(f"- step {step} line {j} mongoose\n" for j in range(rng.randint(1, 6))),
+                )
+            elif action < 0.7:
+                with path.open("a") as handle:
+                    handle.write(f"- appended {step}\n")
+            elif action < 0.85:
+                target = vault_path / rng.choice(names)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                path.rename(target)
+            else:
+                path.unlink()
+        wait_for(lambda: matches_rebuild(vault_path, tmp_path))
