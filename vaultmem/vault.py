@@ -382,7 +382,7 @@ class Vault:
                 until=until,
             )
             if not hits:
-                self.db.check()  # make sure "nothing found" is not a damaged index talking
+                self.db.probe()  # make sure "nothing found" is not a damaged index talking
             return hits
 
         return self._recovering(run)

@@ -1,0 +1,175 @@
+"""How fast the watch daemon makes an edit searchable, on a vault from gen_vault.py.
+
+    python ../shared/bench/gen_vault.py /tmp/v10k --notes 10000
+    python bench/watch_latency.py /tmp/v10k --edits 200
+
+Works on a copy of the vault (in a temp folder). Starts ``vaultmem watch`` as a process,
+then measures:
+
+* edit -> searchable: append a line with a unique word to a random note, then search for
+  it in this process until it is found (p50, p95, p99, max over ``--edits`` edits, one at
+  a time with a pause between them, as a person or an agent edits);
+* a burst of 1,000 new notes (as a ``git pull`` would bring): from the first write until
+  all 1,000 are searchable;
+* the idle daemon: CPU over 10 s of no edits, and its resident memory (now and peak);
+* a soak of ``--soak`` random edits, renames and deletes while it runs: when the daemon
+  has gone quiet, the index must equal a fresh rebuild from the files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from vaultmem import Vault
+from vaultmem.watch import daemon_pid
+
+
+def wait(condition, timeout: float = 120.0, step: float = 0.001) -> float:  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - started > timeout:
+            raise SystemExit(f"gave up after {timeout} s")
+        time.sleep(step)
+    return time.perf_counter() - started
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_memory_mb(pid: int) -> tuple[float, float]:
+    status = dict(
+        line.split(":", 1)
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+        if ":" in line
+    )
+    return int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024
+
+
+def chunk_rows(db: Path) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(
+            "SELECT path, chunk_id, line_start, text FROM chunks ORDER BY 1, 2"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("vault", type=Path)
+    ap.add_argument("--edits", type=int, default=200)
+    ap.add_argument("--soak", type=int, default=2000)
+    args = ap.parse_args()
+    rng = random.Random(11)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "vault"
+        shutil.copytree(args.vault, root, ignore=shutil.ignore_patterns(".vaultmem"))
+        (root / ".vaultmem").mkdir()
+        notes = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))
+        beside = Path(sys.executable).parent / "vaultmem"
+        exe = str(beside) if beside.exists() else "vaultmem"
+        subprocess.run([exe, "reindex", "--vault", str(root)], check=True, capture_output=True)
+        daemon = subprocess.Popen(
+            [exe, "watch", "--quiet", "--vault", str(root)], stderr=subprocess.PIPE, text=True
+        )
+        try:
+            wait(
+                lambda: daemon_pid(root) == daemon.pid and (root / ".vaultmem/watch.json").exists()
+            )
+            vault = Vault(root)
+            latencies = []
+            for i in range(args.edits):
+                note = root / rng.choice(notes)
+                word = f"probe{i}x{rng.randrange(10**9)}q"
+                with note.open("a", encoding="utf-8") as handle:
+                    handle.write(f"\n- latency {word}\n")
+                latencies.append(wait(lambda w=word: bool(vault.search(w, limit=1))))
+                time.sleep(0.05)
+            started = time.perf_counter()
+            for i in range(1000):
+                path = root / "burst" / f"b{i % 20}" / f"note-{i}.md"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(f"# Burst {i}\n\n- burstword item {i}\n", encoding="utf-8")
+            written = time.perf_counter() - started
+            wait(lambda: len(vault.search("burstword", limit=2000)) == 1000, step=0.01)
+            burst = time.perf_counter() - started
+            time.sleep(2)
+            cpu_before, idle_started = proc_cpu_seconds(daemon.pid), time.perf_counter()
+            time.sleep(10)
+            idle_cpu = (
+                (proc_cpu_seconds(daemon.pid) - cpu_before)
+                / (time.perf_counter() - idle_started)
+                * 100
+            )
+            rss, peak = proc_memory_mb(daemon.pid)
+
+            soak_notes = notes[:400]
+            started = time.perf_counter()
+            for step in range(args.soak):
+                path = root / rng.choice(soak_notes)
+                action = rng.random()
+                if action < 0.6 or not path.exists():
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(
+                        f"- soak step {step}\n- second line {rng.random()}\n", encoding="utf-8"
+                    )
+                elif action < 0.8:
+                    path.rename(root / rng.choice(soak_notes))
+                else:
+                    path.unlink()
+            soak_written = time.perf_counter() - started
+
+            def quiet() -> bool:  # the daemon's last batch ended over a second ago
+                status = json.loads((root / ".vaultmem/watch.json").read_text())
+                return time.time() - float(status["last_batch"].get("at", 0)) > 1.0
+
+            soak = wait(quiet, timeout=300, step=0.1) + soak_written - 1.0
+            with Vault(root, index_path=Path(tmp) / "rebuilt.db") as rebuilt:
+                rebuilt.reindex()
+            rebuilt_rows = chunk_rows(Path(tmp) / "rebuilt.db")
+            equal = chunk_rows(root / ".vaultmem/index.db") == rebuilt_rows
+            vault.close()
+        finally:
+            daemon.terminate()
+            daemon.communicate(timeout=30)
+    ms = [x * 1000 for x in latencies]
+    print(f"vault: {args.vault} ({len(notes)} notes), daemon pid {daemon.pid}")
+    print(
+        f"edit -> searchable over {len(ms)} edits: p50 {statistics.median(ms):.0f} ms, "
+        f"p95 {percentile(ms, 0.95):.0f} ms, p99 {percentile(ms, 0.99):.0f} ms, "
+        f"max {max(ms):.0f} ms"
+    )
+    print(
+        f"burst of 1,000 new notes: all searchable {burst:.2f} s after the first write "
+        f"({written:.2f} s to write)"
+    )
+    print(
+        f"idle daemon: {idle_cpu:.2f}% of one core over 10 s, RSS {rss:.0f} MB (peak {peak:.0f} MB)"
+    )
+    print(
+        f"soak: {args.soak} random edits, renames and deletes in {soak_written:.1f} s; daemon "
+        f"done {soak:.1f} s after the first; index equal to a fresh rebuild: {equal}"
+    )
+
+
+if __name__ == "__main__":
+    main()
