@@ -48,7 +48,7 @@ from .chunk import Chunk
 from .errors import IndexLockedError, VaultmemError
 from .terms import fts_columns
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -80,8 +80,10 @@ CREATE INDEX IF NOT EXISTS tags_path ON tags (path);
 CREATE INDEX IF NOT EXISTS tags_chunk ON tags (chunk);
 CREATE INDEX IF NOT EXISTS links_target ON links (target);
 CREATE INDEX IF NOT EXISTS links_path ON links (path);
+CREATE INDEX IF NOT EXISTS links_chunk ON links (chunk);
 CREATE INDEX IF NOT EXISTS fields_key ON fields (key, value);
 CREATE INDEX IF NOT EXISTS fields_path ON fields (path);
+CREATE INDEX IF NOT EXISTS fields_chunk ON fields (chunk);
 """
 
 
