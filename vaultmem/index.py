@@ -42,8 +42,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-
 from .chunk import Chunk
 from .errors import IndexLockedError, VaultmemError
 from .terms import fts_columns
@@ -117,7 +115,6 @@ class Index:
     def __init__(self, path: Path, conn: sqlite3.Connection, notices: list[str]) -> None:
         self.path = path
         self.conn = conn
-        self.db = sqlite_utils.Database(conn)
         #: What happened while opening (for example: a corrupt index was rebuilt).
         self.notices = notices
         self._bulk = False
@@ -193,20 +190,27 @@ class Index:
         """Close the connection."""
         self.conn.close()
 
+    @property
+    def admin(self) -> Any:
+        """The connection as a ``sqlite_utils.Database``, for introspection and maintenance
+        (imported on first use: it costs 30 ms, which a CLI search does not pay)."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
+
     def reset(self) -> None:
-        """Drop every table and create the schema anew (inside a ``batch``)."""
+        """Drop every table and view and create the schema anew (inside a ``batch``)."""
+        db = self.admin
         conn = self.conn
-        for kind in ("view", "trigger"):
-            for (name,) in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = ?", (kind,)
-            ).fetchall():
-                conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
-        tables = conn.execute(
-            "SELECT name, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
-            " WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2 DESC"
-        ).fetchall()
-        for name, _virtual in tables:  # virtual tables first: they drop their shadow tables
-            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        for view in db.view_names():
+            db[view].drop(ignore=True)
+        triggers = conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall()
+        for (name,) in triggers:
+            conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+        # Virtual tables first: dropping one drops its shadow tables with it.
+        virtual = [t for t in db.table_names() if db[t].virtual_table_using]
+        for name in virtual + db.table_names():
+            db[name].drop(ignore=True)
         for statement in (_SCHEMA + _INDEXES).split(";"):
             if statement.strip():
                 conn.execute(statement)
@@ -422,10 +426,8 @@ class Index:
 
     def counts(self) -> dict[str, int]:
         """Row counts of files and chunks."""
-        files, chunks = self.conn.execute(
-            "SELECT (SELECT COUNT(*) FROM files), (SELECT COUNT(*) FROM chunks)"
-        ).fetchone()
-        return {"files": int(files), "chunks": int(chunks)}
+        db = self.admin
+        return {"files": db["files"].count, "chunks": db["chunks"].count}
 
     def warnings(self) -> list[tuple[str, list[str]]]:
         """Files that carry parse or read warnings, with the warnings."""

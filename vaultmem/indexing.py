@@ -7,13 +7,11 @@ work. ``Vault.index`` runs the plan inside one write transaction.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import re
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,6 +125,9 @@ def parallel_map(jobs: int) -> Iterator[Callable[[list[Job]], Iterable[Prepared 
     if jobs < PARALLEL_MIN_FILES or workers < 2 or not forkable:
         yield lambda items: map(prepare_file, items)
         return
+    import multiprocessing  # imported here: a search or a small update never needs them
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         yield lambda items: pool.map(prepare_file, items, chunksize=32)

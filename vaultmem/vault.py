@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from . import history
 from .config import Config, load_config
 from .errors import VaultmemError, VaultNotFoundError
 from .files import FileStat, atomic_write, read_note, resolve_in_vault, scan_notes, stat_note
@@ -191,7 +190,9 @@ class Vault:
                     kept.append(rel)
         for folder in ("memory", "facts", "topics", "archive"):
             (root / folder).mkdir(exist_ok=True)
-        committed = history.commit_init(root, created)
+        from .history import commit_init  # gitpython takes 40 ms to import: only here
+
+        committed = commit_init(root, created)
         return InitReport(root, created, kept, committed)
 
     # -- the index ---------------------------------------------------------------------
