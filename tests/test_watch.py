@@ -288,3 +288,23 @@ def test_soak_of_random_edits_renames_and_deletes(vault_path: Path, tmp_path: Pa
             else:
                 path.unlink()
         wait_for(lambda: matches_rebuild(vault_path, tmp_path))
+
+
+def test_git_checkouts_of_hundreds_of_files(watched: Vault) -> None:
+    root = watched.root
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    git("checkout", "-qb", "feature")
+    for i in range(300):
+        write(root, f"topics/t{i % 7}/note-{i}.md", f"# Topic {i}\n\n- narwhal {i}\n")
+    git("add", "-A")
+    git("commit", "-qm", "300 notes")
+    wait_for(lambda: len(watched.search("narwhal", limit=1000)) == 300)
+    git("checkout", "-q", "main")  # removes the 300 notes at once
+    wait_for(lambda: watched.search("narwhal", limit=1000) == [])
+    git("checkout", "-q", "feature")  # and brings them back
+    wait_for(lambda: len(watched.search("narwhal", limit=1000)) == 300)

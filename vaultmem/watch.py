@@ -217,7 +217,14 @@ class Watcher:
             str(self.vault.root),
             recursive=True,
         )
-        observer.start()
+        try:
+            observer.start()
+        except OSError as exc:
+            self.lock.release()
+            raise VaultmemError(
+                f"cannot watch {self.vault.root}: {exc.strerror or exc}; on Linux, raise "
+                "fs.inotify.max_user_watches if the vault has very many folders"
+            ) from exc
         try:
             report = self.vault.index()
             self.log(
