@@ -236,6 +236,119 @@ def search(
         sys.exit(1)
 
 
+def _split_line(target: str) -> tuple[str, int | None]:
+    """``PATH:LINE`` -> (PATH, LINE); a suffix that is not 1-9 ASCII digits is part of PATH."""
+    head, sep, tail = target.rpartition(":")
+    if sep and re.fullmatch(r"[0-9]{1,9}", tail):
+        return head, int(tail)
+    return target, None
+
+
+@cli.command()
+@click.option("--message", "-m", help="The commit message [default: what changed, by kind].")
+@vault_option
+def commit(message: str | None, vault_path: Path | None) -> None:
+    """Commit the vault's changes to git (the index and caches stay out).
+
+    Example: vaultmem commit -m "corrected Alice's allergy"
+    """
+    with open_vault(vault_path) as vault:
+        made = vault.commit(message)
+    click.echo(f"{made.sha[:10]} {made.message}" if made else "nothing to commit")
+
+
+@cli.command()
+@click.argument("target", required=False, metavar="[PATH[:LINE]]")
+@click.option("--since", callback=_date, help="Only commits on or after YYYY-MM-DD.")
+@json_option
+@vault_option
+def log(target: str | None, since: str | None, as_json: bool, vault_path: Path | None) -> None:
+    """Show the history of the vault, of one note, or of one line (PATH:LINE).
+
+    Example: vaultmem log facts/owner/profile.md:9
+    """
+    path, line = _split_line(target) if target else (None, None)
+    with open_vault(vault_path) as vault:
+        if path is not None and line is not None:
+            versions = vault.line_history(path, line)
+            if as_json:
+                _echo_json(
+                    [
+                        {
+                            "sha": v.commit.sha,
+                            "date": v.commit.date,
+                            "author": v.commit.author,
+                            "message": v.commit.message,
+                            "line": v.line,
+                            "text": v.text,
+                        }
+                        for v in versions
+                    ]
+                )
+                return
+            for v in versions:
+                click.echo(f"{v.commit.sha[:10]} {v.commit.date[:16]} {v.commit.message}")
+                click.echo(f"    {v.line}: {v.text}" if v.text else "    (line removed)")
+            return
+        commits = vault.log(path, since)
+    if as_json:
+        _echo_json(
+            [
+                {
+                    "sha": c.sha,
+                    "date": c.date,
+                    "author": c.author,
+                    "message": c.message,
+                    "files": list(c.files),
+                }
+                for c in commits
+            ]
+        )
+        return
+    for c in commits:
+        click.echo(f"{c.sha[:10]} {c.date[:16]} {c.message} ({len(c.files)} files)")
+
+
+@cli.command()
+@click.argument("rev", required=False)
+@click.argument("path", required=False)
+@vault_option
+def diff(rev: str | None, path: str | None, vault_path: Path | None) -> None:
+    """Show what changed since a revision (default: since the last commit).
+
+    Example: vaultmem diff HEAD~3 MEMORY.md
+    """
+    with open_vault(vault_path) as vault:
+        click.echo(vault.diff(rev, path), nl=False)
+
+
+@cli.command()
+@click.option(
+    "--at", "at", required=True, help="A revision (sha, HEAD~2, a tag) or a date YYYY-MM-DD."
+)
+@click.argument("paths", nargs=-1)
+@click.option(
+    "--to",
+    "to",
+    type=click.Path(path_type=Path),
+    help="Write the snapshot into this new folder instead.",
+)
+@vault_option
+def restore(at: str, paths: tuple[str, ...], to: Path | None, vault_path: Path | None) -> None:
+    """Bring back the vault (or PATHS) as it was at a revision or date.
+
+    Without --to, the present state is committed first and the restore is a new commit,
+    so it can be undone. With --to, the snapshot goes to a new folder, indexed, to search
+    with `vaultmem search --vault DIR`; the vault is not touched.
+
+    Example: vaultmem restore --at 2026-11-01 --to /tmp/memory-nov1
+    """
+    with open_vault(vault_path) as vault:
+        result = vault.restore(at, paths, to)
+    where = f"into {to}" if to else f"as commit {result.commit.sha[:10]}"
+    click.echo(f"restored {len(result.paths)} files {where}")
+
+
 @cli.command()
 @click.option("--quiet", "-q", is_flag=True, help="Log only errors and warnings, not every batch.")
 @vault_option
@@ -317,10 +430,7 @@ def show(target: str, context: int, as_json: bool, vault_path: Path | None) -> N
 
     Example: vaultmem show memory/2026-11-20.md:14
     """
-    path, line = target, None
-    head, sep, tail = target.rpartition(":")
-    if sep and re.fullmatch(r"[0-9]{1,9}", tail):
-        path, line = head, int(tail)
+    path, line = _split_line(target)
     with open_vault(vault_path) as vault:
         excerpt = vault.show(path, line, context)
     end = excerpt.line_start + len(excerpt.lines) - 1

@@ -1,13 +1,23 @@
 """Git: the vault's history. Every call passes git an argument list, never a shell string.
 
-For now this owns making a folder a repository and the first commit of ``vaultmem init``.
+It owns making a folder a repository (``vaultmem init``), committing the vault's changes
+with a message that says what changed, the log of the vault, of one note or of one line,
+diffs, and restoring a past snapshot (into the vault as a new commit, or into another
+folder). Git commands run in the vault folder, so pathspecs are vault-relative even when
+the vault is a subfolder of a larger repository.
+
 vaultmem commits as the user's configured git identity; when none is configured it falls
 back to ``vaultmem <vaultmem@localhost>`` so a fresh machine can still commit.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import io
 import os
+import re
+import tarfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import git
@@ -68,3 +78,259 @@ def commit_init(root: Path, added: list[str]) -> bool:
         raise GitError(f"git failed in {root}: {exc.stderr.strip() or exc}") from exc
     except git.GitCommandNotFound as exc:
         raise GitError("git is not installed; install git and run `vaultmem init` again") from exc
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit of the vault's history."""
+
+    sha: str
+    date: str  # ISO 8601 with the committer's offset
+    author: str
+    message: str
+    files: tuple[str, ...] = ()
+
+
+@dataclass
+class LineVersion:
+    """One commit that changed a line, with the line's text after it ("" once deleted)."""
+
+    commit: Commit
+    text: str
+    line: int
+
+
+@dataclass
+class RestoreResult:
+    """What a restore did."""
+
+    commit: Commit
+    paths: list[str] = field(default_factory=list)
+    saved: Commit | None = None  # the commit of the present state, made before restoring
+
+
+_CATEGORIES = (
+    ("memory/", "daily note", "daily notes"),
+    ("facts/", "fact file", "fact files"),
+    ("topics/", "topic", "topics"),
+    ("archive/", "archived file", "archived files"),
+)
+
+
+def describe_changes(paths: list[str]) -> str:
+    """A commit message saying what changed: ``memory: 3 daily notes, 2 fact files, MEMORY.md``."""
+    counts: dict[tuple[str, str], int] = {}
+    others: list[str] = []
+    for path in paths:
+        for prefix, one, many in _CATEGORIES:
+            if path.startswith(prefix):
+                counts[(one, many)] = counts.get((one, many), 0) + 1
+                break
+        else:
+            others.append(path)
+    parts = [
+        f"{n} {one if n == 1 else many}"
+        for _, one, many in _CATEGORIES
+        if (n := counts.get((one, many), 0))
+    ]
+    if len(others) <= 2:
+        parts += others
+    else:
+        parts.append(f"{len(others)} other files")
+    return "memory: " + ", ".join(parts)
+
+
+class History:
+    """The git history of one vault."""
+
+    def __init__(self, root: Path) -> None:
+        """Open the repository holding ``root``.
+
+        Raises:
+            GitError: the vault is not in a git repository, or git is missing.
+        """
+        self.root = root
+        try:
+            self.repo = git.Repo(root, search_parent_directories=True)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise GitError(
+                f"{root} is not in a git repository; run `git init` there (or `vaultmem init`)"
+            ) from None
+        except git.GitCommandNotFound as exc:
+            raise GitError("git is not installed") from exc
+        self.git = git.Git(str(root))  # runs in the vault folder: vault-relative pathspecs
+
+    def run(self, *args: str) -> str:
+        """Run one git command in the vault folder.
+
+        Raises:
+            GitError: git failed; the message carries git's own words.
+        """
+        try:
+            with self.git.custom_environment(**_identity_env(self.repo)):
+                return str(self.git.execute(["git", *args], strip_newline_in_stdout=False))
+        except git.GitCommandError as exc:
+            stderr = (exc.stderr or "").strip().removeprefix("stderr:").strip().strip("'")
+            raise GitError(f"git {args[0]} failed: {stderr or exc}") from exc
+
+    def changed_paths(self) -> list[str]:
+        """Vault-relative paths with changes not yet committed (ignored files excluded)."""
+        out = self.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".")
+        paths: list[str] = []
+        entries = out.split("\0")
+        i = 0
+        while i < len(entries):
+            entry = entries[i]
+            if len(entry) > 3:
+                paths.append(self._vault_relative(entry[3:]))
+                if entry[0] in "RC":  # a rename is followed by its source path
+                    i += 1
+            i += 1
+        return paths
+
+    def _vault_relative(self, top_relative: str) -> str:
+        top = Path(str(self.repo.working_tree_dir)).resolve()
+        return (top / top_relative).relative_to(self.root.resolve()).as_posix()
+
+    def commit(self, message: str | None = None) -> Commit | None:
+        """Commit every change in the vault (the index and caches stay out, by .gitignore).
+
+        Returns:
+            The new commit, or ``None`` when there was nothing to commit.
+        """
+        paths = self.changed_paths()
+        if not paths:
+            return None
+        self.run("add", "--all", "--", ".")
+        self.run(
+            "commit", "--quiet", "--no-verify", "-m", message or describe_changes(paths), "--", "."
+        )
+        return self.log(limit=1)[0]
+
+    def log(
+        self, path: str | None = None, since: str | None = None, limit: int | None = None
+    ) -> list[Commit]:
+        """Commits that touched the vault (or one note), newest first."""
+        args = ["log", "--format=%x1e%H%x1f%cI%x1f%an%x1f%s", "--name-only"]
+        if since:
+            args.append(f"--since={since}")
+        if limit:
+            args.append(f"-{limit}")
+        out = self.run(*args, "--", path or ".")
+        commits = []
+        for record in out.split("\x1e")[1:]:
+            head, _, names = record.partition("\n")
+            sha, date, author, message = head.split("\x1f", 3)
+            files = tuple(self._vault_relative(n) for n in names.split("\n") if n.strip())
+            commits.append(Commit(sha, date, author, message, files))
+        return commits
+
+    def line_history(self, path: str, line: int) -> list[LineVersion]:
+        """The commits that wrote or changed line ``line`` of ``path`` (as it is now), newest
+        first, with the line's text after each (git log -L follows it as lines move)."""
+        out = self.run("log", f"-L{line},{line}:{path}", "--format=%x1e%H%x1f%cI%x1f%an%x1f%s")
+        versions = []
+        for record in out.split("\x1e")[1:]:
+            head, _, patch = record.partition("\n")
+            sha, date, author, message = head.split("\x1f", 3)
+            added = [
+                ln[1:]
+                for ln in patch.split("\n")
+                if ln.startswith("+") and not ln.startswith("+++")
+            ]
+            hunk = re.search(r"^@@ -\d+(?:,\d+)? \+(\d+)", patch, re.M)
+            versions.append(
+                LineVersion(
+                    Commit(sha, date, author, message),
+                    added[-1] if added else "",
+                    int(hunk.group(1)) if hunk else line,
+                )
+            )
+        return versions
+
+    def diff(self, rev: str | None = None, path: str | None = None) -> str:
+        """The diff of the vault (or one note) against ``rev`` (default: the last commit)."""
+        return self.run("diff", rev or "HEAD", "--", path or ".")
+
+    def resolve(self, at: str) -> Commit:
+        """The commit named by a revision, or the last commit on or before a date (YYYY-MM-DD:
+        the end of that day).
+
+        Raises:
+            GitError: no such revision, or no commit that old.
+        """
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", at):
+            day = dt.date.fromisoformat(at)
+            sha = self.run("rev-list", "-1", f"--before={day.isoformat()} 23:59:59", "HEAD").strip()
+            if not sha:
+                raise GitError(f"the vault has no commit on or before {at}")
+        else:
+            try:
+                sha = self.run("rev-parse", "--verify", "--quiet", f"{at}^{{commit}}").strip()
+            except GitError:
+                raise GitError(
+                    f"{at!r} is neither a date (YYYY-MM-DD) nor a revision of this vault"
+                ) from None
+        found = self.log_of(sha)
+        return found
+
+    def log_of(self, sha: str) -> Commit:
+        """One commit by its sha."""
+        out = self.run("show", "-s", "--format=%H%x1f%cI%x1f%an%x1f%s", sha).strip()
+        full, date, author, message = out.split("\x1f", 3)
+        return Commit(full, date, author, message)
+
+    def files_at(self, sha: str, paths: list[str]) -> list[str]:
+        """Vault-relative files that existed at a commit, under the given paths (or all)."""
+        out = self.run(
+            "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha, "--", *self._top_paths(paths)
+        )
+        return [self._vault_relative(p) for p in out.split("\0") if p]
+
+    def _top_paths(self, paths: list[str]) -> list[str]:
+        top = Path(str(self.repo.working_tree_dir)).resolve()
+        prefix = self.root.resolve().relative_to(top).as_posix()
+        base = "" if prefix == "." else prefix + "/"
+        return [base + p.strip("/") for p in paths] if paths else [base or "."]
+
+    def export(self, sha: str, paths: list[str], target: Path) -> list[str]:
+        """Write the vault's files as they were at ``sha`` into the empty folder ``target``."""
+        top_paths = self._top_paths(paths)
+        data = self.repo.git.archive("--format=tar", sha, "--", *top_paths, stdout_as_string=False)
+        top = Path(str(self.repo.working_tree_dir)).resolve()
+        prefix = self.root.resolve().relative_to(top).as_posix()
+        written: list[str] = []
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            for member in archive.getmembers():
+                name = member.name
+                if prefix != ".":
+                    if not name.startswith(prefix + "/"):
+                        continue
+                    name = name[len(prefix) + 1 :]
+                if not member.isfile() or not name:
+                    continue
+                destination = (target / name).resolve()
+                if target.resolve() not in destination.parents:
+                    continue  # never write outside the target folder
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                source = archive.extractfile(member)
+                if source is not None:
+                    destination.write_bytes(source.read())
+                    written.append(name)
+        return written
+
+    def restore(self, at: str, paths: list[str]) -> RestoreResult:
+        """Bring the vault's files (or the given paths) back to how they were at ``at``,
+        as a new commit, after committing the present state so the restore can be undone."""
+        target = self.resolve(at)
+        saved = self.commit("vaultmem: save the present state before a restore")
+        present = set(self.files_at("HEAD", paths))
+        past = set(self.files_at(target.sha, paths))
+        for gone in sorted(present - past):
+            self.run("rm", "--quiet", "--", gone)
+        if past:
+            self.run("checkout", target.sha, "--", *sorted(past))
+        what = ", ".join(paths) if paths else "the vault"
+        day = target.date[:10]
+        made = self.commit(f"vaultmem: restore {what} to {target.sha[:10]} ({day})")
+        return RestoreResult(made or self.log(limit=1)[0], sorted(present | past), saved)

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from .config import Config, load_config
 from .errors import VaultmemError, VaultNotFoundError
@@ -26,6 +26,9 @@ from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import Job, parallel_map, plan_changes
 from .parse import parse_document, split_lines
 from .search import Hit
+
+if TYPE_CHECKING:
+    from .history import Commit, History, LineVersion, RestoreResult
 from .search import search as run_search
 
 STATE_DIR = ".vaultmem"
@@ -387,6 +390,68 @@ class Vault:
             return hits
 
         return self._recovering(run)
+
+    # -- history (git) ------------------------------------------------------------------
+
+    @property
+    def history(self) -> History:
+        """The vault's git history (see ``vaultmem.history``)."""
+        from .history import History  # gitpython takes 40 ms to import: only when used
+
+        return History(self.root)
+
+    def commit(self, message: str | None = None) -> Commit | None:
+        """Commit the vault's changes; ``None`` when there were none.
+
+        Raises:
+            GitError: the vault is not in a repository, or git refused.
+        """
+        return self.history.commit(message)
+
+    def log(self, path: str | None = None, since: str | None = None) -> list[Commit]:
+        """Commits that touched the vault, or one note, newest first."""
+        rel = resolve_in_vault(self.root, path)[1] if path else None
+        return self.history.log(rel, since)
+
+    def line_history(self, path: str, line: int) -> list[LineVersion]:
+        """When one line of a note was written and changed, newest first."""
+        return self.history.line_history(resolve_in_vault(self.root, path)[1], line)
+
+    def diff(self, rev: str | None = None, path: str | None = None) -> str:
+        """The diff of the vault (or one note) against a revision (default: the last commit)."""
+        rel = resolve_in_vault(self.root, path)[1] if path else None
+        return self.history.diff(rev, rel)
+
+    def restore(self, at: str, paths: Iterable[str] = (), to: Path | None = None) -> RestoreResult:
+        """Bring back the vault (or some paths) as it was at a revision or date.
+
+        With ``to``, the snapshot is written into that new (or empty) folder and indexed
+        there, and this vault is not touched. Without it, the present state is committed
+        first, the snapshot is restored as a new commit (so a restore can be undone by
+        restoring the commit before it), and the index follows.
+
+        Raises:
+            GitError: no such revision or date, or git refused.
+            VaultmemError: ``to`` is a folder that is not empty.
+        """
+        from .history import RestoreResult
+
+        rels = [resolve_in_vault(self.root, p)[1] for p in paths]
+        history = self.history
+        if to is None:
+            result = history.restore(at, rels)
+            self.index()
+            return result
+        to = Path(to).expanduser()
+        if to.exists() and (not to.is_dir() or any(to.iterdir())):
+            raise VaultmemError(f"{to} exists and is not an empty folder; choose a new one")
+        target = history.resolve(at)
+        to.mkdir(parents=True, exist_ok=True)
+        written = history.export(target.sha, rels, to)
+        (to / STATE_DIR).mkdir(exist_ok=True)
+        with Vault(to) as snapshot:
+            snapshot.index()
+        return RestoreResult(target, written)
 
     def watch(
         self, stop: threading.Event | None = None, log: Callable[[str], None] | None = None
