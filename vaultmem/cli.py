@@ -350,6 +350,34 @@ def restore(at: str, paths: tuple[str, ...], to: Path | None, vault_path: Path |
 
 
 @cli.command()
+@click.option("--remote", help="The git remote to sync with [default: origin].")
+@vault_option
+def sync(remote: str | None, vault_path: Path | None) -> None:
+    """Commit, fetch, merge and push, then index what changed. Never force-pushes.
+
+    Daily notes merge line by line; any other conflict keeps both sides (yours in place,
+    the other beside it as a .sync-conflict- copy) and exits 1. See docs/git.md.
+
+    Example: vaultmem sync --remote origin
+    """
+    with open_vault(vault_path) as vault:
+        result = vault.sync(remote)
+    done = "pushed" if result.pushed else "not pushed"
+    committed = f"committed {result.committed.sha[:10]}, " if result.committed else ""
+    click.echo(
+        f"synced with {result.remote}/{result.branch}: {committed}{len(result.pulled)} files "
+        f"changed by the merge, {done}"
+    )
+    if result.conflicts:
+        for note, copy in result.conflicts:
+            click.echo(f"conflict: {note} kept as yours; theirs is in {copy}", err=True)
+        click.echo(
+            "merge what you want to keep into each note, delete the copy, and sync again", err=True
+        )
+        sys.exit(1)
+
+
+@cli.command()
 @click.option("--quiet", "-q", is_flag=True, help="Log only errors and warnings, not every batch.")
 @vault_option
 def watch(quiet: bool, vault_path: Path | None) -> None:

@@ -319,6 +319,15 @@ class History:
                     written.append(name)
         return written
 
+    def sync(self, remote: str | None = None) -> SyncResult:
+        """Commit, fetch, merge, push. See ``docs/git.md``.
+
+        Raises:
+            GitError: no remote, an unreachable one, a detached HEAD, a merge or rebase in
+                progress, or unresolved conflicts; nothing is changed in those cases.
+        """
+        return _sync(self, remote)
+
     def restore(self, at: str, paths: list[str]) -> RestoreResult:
         """Bring the vault's files (or the given paths) back to how they were at ``at``,
         as a new commit, after committing the present state so the restore can be undone."""
@@ -334,3 +343,128 @@ class History:
         day = target.date[:10]
         made = self.commit(f"vaultmem: restore {what} to {target.sha[:10]} ({day})")
         return RestoreResult(made or self.log(limit=1)[0], sorted(present | past), saved)
+
+
+@dataclass
+class SyncResult:
+    """What a sync did."""
+
+    remote: str
+    branch: str
+    committed: Commit | None = None
+    pulled: list[str] = field(default_factory=list)  # vault-relative paths changed by the merge
+    pushed: bool = False
+    conflicts: list[tuple[str, str]] = field(default_factory=list)  # (note, conflict copy)
+
+
+def conflict_copy_name(path: str, remote: str, when: dt.datetime) -> str:
+    """Where the other side of a conflicting note is kept: beside it, clearly named, still
+    a note (so it is indexed and searchable): ``facts/a.sync-conflict-20261122-2330-origin.md``."""
+    stem, dot, suffix = path.rpartition(".")
+    if not dot or "/" in suffix:
+        stem, suffix = path, "md"
+    return f"{stem}.sync-conflict-{when:%Y%m%d-%H%M%S}-{remote}.{suffix}"
+
+
+def _sync(history: History, remote: str | None) -> SyncResult:
+    repo = history.repo
+    git_dir = Path(repo.git_dir)
+    for marker, what in (
+        ("MERGE_HEAD", "a merge"),
+        ("rebase-merge", "a rebase"),
+        ("rebase-apply", "a rebase"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick"),
+        ("REVERT_HEAD", "a revert"),
+    ):
+        if (git_dir / marker).exists():
+            raise GitError(
+                f"{what} is in progress in {repo.working_tree_dir}; finish or abort it first"
+            )
+    if repo.head.is_detached:
+        raise GitError(
+            "HEAD is detached (not on a branch); check out a branch first, e.g. `git switch main`"
+        )
+    remotes = [r.name for r in repo.remotes]
+    if not remotes:
+        raise GitError("this vault has no git remote; add one with `git remote add origin URL`")
+    name = remote or ("origin" if "origin" in remotes else remotes[0])
+    if name not in remotes:
+        raise GitError(f"no remote named {name!r}; this vault has: {', '.join(remotes)}")
+    if history.run("diff", "--name-only", "--diff-filter=U"):
+        raise GitError("the repository has unresolved conflicts; resolve them and commit first")
+    branch = repo.active_branch.name
+    result = SyncResult(name, branch)
+    result.committed = history.commit()
+    for _attempt in range(3):  # another device may push between our fetch and our push
+        try:
+            history.run("fetch", "--quiet", name)
+        except GitError as exc:
+            raise GitError(f"cannot reach the remote {name!r}: {exc}; nothing was changed") from exc
+        upstream = f"{name}/{branch}"
+        has_upstream = bool(history.run("branch", "-r", "--list", upstream).strip())
+        if has_upstream:
+            before = repo.head.commit.hexsha
+            _merge(history, upstream, name, result)
+            changed = history.run("diff", "--name-only", before, "HEAD", "--", ".")
+            result.pulled += [history._vault_relative(p) for p in changed.split("\n") if p]
+        try:
+            history.run("push", "--quiet", name, f"HEAD:refs/heads/{branch}")
+        except GitError as exc:
+            if (
+                "rejected" in str(exc)
+                or "fetch first" in str(exc)
+                or "non-fast-forward" in str(exc)
+            ):
+                continue
+            raise
+        result.pushed = True
+        break
+    result.pulled = sorted(set(result.pulled))
+    return result
+
+
+def _merge(history: History, upstream: str, remote: str, result: SyncResult) -> None:
+    """Merge ``upstream``; a conflict keeps both sides (ours in place, theirs beside it)."""
+    try:
+        history.run("merge", "--no-edit", "--no-verify", "--quiet", upstream)
+        return
+    except GitError:
+        conflicted = [
+            p for p in history.run("diff", "--name-only", "--diff-filter=U").split("\n") if p
+        ]
+        if not conflicted:
+            history.run("merge", "--abort")
+            raise
+    when = dt.datetime.now()
+    top = Path(str(history.repo.working_tree_dir))
+    for top_path in conflicted:
+        ours = _stage(history, 2, top_path)
+        theirs = _stage(history, 3, top_path)
+        target = top / top_path
+        rel = history._vault_relative(top_path)
+        keep = ours if ours is not None else theirs
+        if keep is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(keep)
+        if ours is not None and theirs is not None and theirs != ours:
+            copy = conflict_copy_name(rel, remote, when)
+            (history.root / copy).write_bytes(theirs)
+            result.conflicts.append((rel, copy))
+    history.run("add", "--all", "--", ".")
+    message = f"vaultmem: merge {upstream}"
+    if result.conflicts:
+        message += "; conflicts kept side by side: " + ", ".join(c for _, c in result.conflicts)
+    history.run("commit", "--quiet", "--no-verify", "-m", message)
+
+
+def _stage(history: History, stage: int, top_path: str) -> bytes | None:
+    """One side of a conflicted file, byte for byte (stage 2: ours, 3: theirs)."""
+    try:
+        out = history.git.execute(
+            ["git", "show", f":{stage}:{top_path}"],
+            stdout_as_string=False,
+            strip_newline_in_stdout=False,
+        )
+    except git.GitCommandError:
+        return None  # that side deleted the file
+    return bytes(out)

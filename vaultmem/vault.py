@@ -28,7 +28,7 @@ from .parse import parse_document, split_lines
 from .search import Hit
 
 if TYPE_CHECKING:
-    from .history import Commit, History, LineVersion, RestoreResult
+    from .history import Commit, History, LineVersion, RestoreResult, SyncResult
 from .search import search as run_search
 
 STATE_DIR = ".vaultmem"
@@ -421,6 +421,21 @@ class Vault:
         """The diff of the vault (or one note) against a revision (default: the last commit)."""
         rel = resolve_in_vault(self.root, path)[1] if path else None
         return self.history.diff(rev, rel)
+
+    def sync(self, remote: str | None = None) -> SyncResult:
+        """Commit local changes, fetch, merge, push, and index what the merge brought.
+
+        Daily notes merge as a union (both devices' lines kept). Any other conflict keeps
+        both sides: the local note stays in place and the remote one is written beside it
+        as a conflict copy (``SyncResult.conflicts``). Never force-pushes.
+
+        Raises:
+            GitError: no remote, an unreachable one, a detached HEAD, a merge or rebase in
+                progress, or unresolved conflicts; nothing is changed in those cases.
+        """
+        result = self.history.sync(remote)
+        self.index()
+        return result
 
     def restore(self, at: str, paths: Iterable[str] = (), to: Path | None = None) -> RestoreResult:
         """Bring back the vault (or some paths) as it was at a revision or date.
