@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import git
@@ -167,3 +168,26 @@ def test_random_rounds_on_two_devices_lose_no_line(devices: tuple[Vault, Vault])
         history = a.history.run("log", "-p", "--all", "--format=")
         lost = [line for line in written if line not in present and line not in history]
         assert lost == [], f"round {round_}: {lost[:3]}"
+
+
+def test_the_daemon_commits_after_quiet_time_and_syncs_on_an_interval(
+    devices: tuple[Vault, Vault],
+) -> None:
+    from vaultmem.watch import running_watcher
+
+    a, b = devices
+    with running_watcher(a.root, autocommit=0.3, sync_every=1.0):
+        write(a.root, "memory/2026-06-01.md", "- written on A: okapi\n")
+        write(b.root, "memory/2026-06-02.md", "- written on B: pangolin\n")
+        b.sync()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            pulled = (a.root / "memory/2026-06-02.md").exists()
+            pushed = "okapi" in a.history.run("log", "-p", "origin/main", "--format=")
+            if pulled and pushed and a.search("pangolin"):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the daemon did not commit and sync within 60 s")
+    b.sync()
+    assert "okapi" in (b.root / "memory/2026-06-01.md").read_text()

@@ -379,8 +379,23 @@ def sync(remote: str | None, vault_path: Path | None) -> None:
 
 @cli.command()
 @click.option("--quiet", "-q", is_flag=True, help="Log only errors and warnings, not every batch.")
+@click.option(
+    "--autocommit",
+    type=click.FloatRange(min=0.1),
+    metavar="SECONDS",
+    help="Commit to git after this many seconds without changes [off].",
+)
+@click.option(
+    "--sync",
+    "sync_every",
+    type=click.FloatRange(min=1),
+    metavar="SECONDS",
+    help="Sync with the git remote on this interval [off].",
+)
 @vault_option
-def watch(quiet: bool, vault_path: Path | None) -> None:
+def watch(
+    quiet: bool, autocommit: float | None, sync_every: float | None, vault_path: Path | None
+) -> None:
     """Keep the index following the notes: every edit is searchable within a second.
 
     Reconciles the index on start, then re-indexes what changes, from any editor or from
@@ -398,7 +413,7 @@ def watch(quiet: bool, vault_path: Path | None) -> None:
         click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True)
 
     with open_vault(vault_path) as vault:
-        vault.watch(stop, log)
+        vault.watch(stop, log, autocommit=autocommit, sync_every=sync_every)
 
 
 @cli.command()

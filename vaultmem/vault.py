@@ -469,7 +469,12 @@ class Vault:
         return RestoreResult(target, written)
 
     def watch(
-        self, stop: threading.Event | None = None, log: Callable[[str], None] | None = None
+        self,
+        stop: threading.Event | None = None,
+        log: Callable[[str], None] | None = None,
+        *,
+        autocommit: float | None = None,
+        sync_every: float | None = None,
     ) -> None:
         """Keep the index following the files until ``stop`` is set (see ``vaultmem.watch``).
 
@@ -478,7 +483,9 @@ class Vault:
         """
         from .watch import Watcher
 
-        Watcher(self, log).run(stop or threading.Event())
+        Watcher(self, log, autocommit=autocommit, sync_every=sync_every).run(
+            stop or threading.Event()
+        )
 
     def status(self) -> Status:
         """Counts, index size, files changed since the last index run, and warnings."""

@@ -12,6 +12,9 @@ during a continuous stream a batch is cut every ``max_wait`` seconds. Each batch
 transaction (readers in other processes see all of it or none), and a batch that fails is
 logged and retried with the next one, so no single bad batch stops the daemon.
 
+With ``autocommit`` the daemon commits once the vault has been quiet that many seconds;
+with ``sync_every`` it syncs with the git remote on that interval (see ``docs/git.md``).
+
 The lock is an ``flock`` on ``.vaultmem/watch.lock``, which the kernel releases when the
 process dies however it dies, so a crashed daemon never leaves the vault locked.
 """
@@ -193,8 +196,20 @@ def _scope(batch: set[Change]) -> tuple[list[str], list[str]]:
 class Watcher:
     """Keeps one vault's index following its files until ``stop`` is set."""
 
-    def __init__(self, vault: Vault, log: Log | None = None, *, quiet: float = 0.02) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        log: Log | None = None,
+        *,
+        quiet: float = 0.02,
+        autocommit: float | None = None,
+        sync_every: float | None = None,
+    ) -> None:
         self.vault = vault
+        self.autocommit = autocommit
+        self.sync_every = sync_every
+        self._last_change: float | None = None  # monotonic time of the last uncommitted batch
+        self._last_sync = time.monotonic()
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.quiet = quiet
         state = vault.root / ".vaultmem"
@@ -240,6 +255,8 @@ class Watcher:
                     self._rebuild_deleted_index()
                 if batch:
                     self._apply(batch, changes)
+                    self._last_change = time.monotonic()
+                self._git_chores()
                 self._write_status()
         finally:
             observer.stop()
@@ -280,6 +297,29 @@ class Watcher:
             f"{report.written} chunks written, {ms:.0f} ms"
         )
 
+    def _git_chores(self) -> None:
+        """Commit after ``autocommit`` seconds of quiet; sync every ``sync_every`` seconds."""
+        now = time.monotonic()
+        try:
+            if self.sync_every is not None and now - self._last_sync >= self.sync_every:
+                self._last_sync = now
+                self._last_change = None
+                result = self.vault.sync()
+                self.log(f"sync with {result.remote}: {len(result.pulled)} files from the merge")
+                for note, copy in result.conflicts:
+                    self.log(f"warning: sync conflict: {note} kept; the other side is in {copy}")
+            elif (
+                self.autocommit is not None
+                and self._last_change is not None
+                and now - self._last_change >= self.autocommit
+            ):
+                self._last_change = None
+                made = self.vault.commit()
+                if made is not None:
+                    self.log(f"commit {made.sha[:10]}: {made.message}")
+        except VaultmemError as exc:
+            self._failed(f"git: {exc}")
+
     def _rebuild_deleted_index(self) -> None:
         self.vault.close()
         report = self.vault.index()
@@ -306,7 +346,9 @@ def daemon_pid(vault_root: Path) -> int | None:
 
 
 @contextlib.contextmanager
-def running_watcher(root: Path, log: Log | None = None) -> Iterator[threading.Event]:
+def running_watcher(
+    root: Path, log: Log | None = None, **options: float | None
+) -> Iterator[threading.Event]:
     """Run a ``Watcher`` on the vault at ``root`` in a background thread, with its own
     ``Vault`` (for tests and embedding); yields its stop event once it is watching, and
     stops it on exit."""
@@ -318,7 +360,7 @@ def running_watcher(root: Path, log: Log | None = None) -> Iterator[threading.Ev
 
     def target() -> None:
         try:
-            Watcher(Vault(root), log or (lambda line: None)).run(stop, ready.set)
+            Watcher(Vault(root), log or (lambda line: None), **options).run(stop, ready.set)  # type: ignore[arg-type]
         except BaseException as exc:
             errors.append(exc)
             ready.set()
