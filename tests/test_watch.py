@@ -308,3 +308,92 @@ def test_git_checkouts_of_hundreds_of_files(watched: Vault) -> None:
     wait_for(lambda: watched.search("narwhal", limit=1000) == [])
     git("checkout", "-q", "feature")  # and brings them back
     wait_for(lambda: len(watched.search("narwhal", limit=1000)) == 300)
+
+
+def test_lost_kernel_events_make_the_daemon_reconcile(
+    vault_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import logging
+
+    from vaultmem import watch
+
+    original = watch._EventFilter.on_any_event
+
+    def deaf_to_one_note(self: watch._EventFilter, event: object) -> None:
+        if "unheard" not in str(getattr(event, "src_path", "")):
+            original(self, event)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(watch._EventFilter, "on_any_event", deaf_to_one_note)
+    with running_watcher(vault_path), Vault(vault_path) as vault:
+        write(vault_path, "unheard.md", "- oryx that no event announced\n")
+        write(vault_path, "heard.md", "- heard penguin\n")
+        wait_for(lambda: found(vault, "penguin"))
+        assert not found(vault, "oryx")
+        # What watchdog logs when the kernel's inotify queue overflowed:
+        logging.getLogger("watchdog.observers.inotify_c").warning(
+            "Inotify queue overflowed; filesystem events were lost"
+        )
+        wait_for(lambda: found(vault, "oryx"))
+
+
+def test_a_name_that_is_not_utf8_does_not_sink_its_batch(watched: Vault) -> None:
+    root = watched.root
+    write(root, "facts/good1.md", "- platypus one\n")
+    write(root, os.fsdecode(b"facts/bad\xff.md"), "- platypus bad\n")
+    write(root, "facts/good2.md", "- platypus two\n")
+    wait_for(
+        lambda: {h.path for h in watched.search("platypus")} == {"facts/good1.md", "facts/good2.md"}
+    )
+    wait_for(lambda: "facts/bad\\xff.md" in dict(watched.status().warnings))
+
+
+def test_the_lock_is_never_refused_because_status_looked(vault_path: Path) -> None:
+    from vaultmem.watch import WatchLock
+
+    lock_path = vault_path / ".vaultmem/watch.lock"
+    stop = threading.Event()
+    seen: set[object] = set()
+
+    def poll() -> None:
+        while not stop.is_set():
+            seen.add(WatchLock.holder(lock_path))
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    try:
+        for _ in range(100):
+            lock = WatchLock(lock_path)
+            lock.acquire()
+            lock.release()
+    finally:
+        stop.set()
+        poller.join()
+    assert seen <= {None, os.getpid()}
+
+
+def test_an_idle_daemon_does_not_touch_the_disk(watched: Vault) -> None:
+    status = watched.root / ".vaultmem/watch.json"
+    wait_for(status.exists)
+    time.sleep(1.5)
+    before = status.stat().st_mtime_ns
+    time.sleep(2.5)
+    assert status.stat().st_mtime_ns == before
+
+
+def test_sigterm_during_a_long_batch(vault_path: Path, tmp_path: Path) -> None:
+    proc = start_daemon(vault_path)
+    for i in range(3000):
+        write(vault_path, f"burst/{i % 30}/n{i}.md", f"# N{i}\n\n- quetzal {i}\n- more words {i}\n")
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert err.rstrip().endswith("stopped")
+    proc = start_daemon(vault_path)  # whatever the stop left out, the restart catches up
+    try:
+        with Vault(vault_path) as vault:
+            wait_for(lambda: len(vault.search("quetzal", limit=5000)) == 3000)
+        assert matches_rebuild(vault_path, tmp_path)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)

@@ -34,3 +34,7 @@ class GitError(VaultmemError):
 
 class DaemonRunningError(VaultmemError):
     """A ``vaultmem watch`` daemon already holds this vault."""
+
+
+class Interrupted(VaultmemError):
+    """An index run was asked to stop midway; nothing of it was written."""

@@ -42,6 +42,8 @@ class ReadResult:
     text: str | None
     content_hash: str
     warnings: tuple[str, ...]
+    size: int = 0  # from the open file, so they describe the bytes that were read
+    mtime_ns: int = 0
 
 
 def content_hash(data: bytes) -> str:
@@ -132,18 +134,18 @@ def stat_note(root: Path, rel: str, exclude: tuple[str, ...]) -> FileStat | None
 
 def _note_stat(root: Path, rel: str, lst: os.stat_result) -> FileStat | None:
     if stat.S_ISLNK(lst.st_mode):
-        return FileStat(_printable(rel), 0, 0, _symlink_reason(root, root / rel))
+        return FileStat(printable(rel), 0, 0, _symlink_reason(root, root / rel))
     if not stat.S_ISREG(lst.st_mode):  # a FIFO or a device would block or never end
         return None
-    if _printable(rel) != rel:
+    if printable(rel) != rel:
         return FileStat(
-            _printable(rel), 0, 0, "file name is not valid UTF-8; rename the file to index it"
+            printable(rel), 0, 0, "file name is not valid UTF-8; rename the file to index it"
         )
     # SQLite integers are 64-bit; a clock-skewed mtime must not overflow them.
     return FileStat(rel, lst.st_size, min(max(lst.st_mtime_ns, 0), MAX_MTIME_NS))
 
 
-def _printable(rel: str) -> str:
+def printable(rel: str) -> str:
     """The path as valid UTF-8 text (undecodable bytes of a file name shown escaped)."""
     try:
         rel.encode("utf-8")
@@ -170,23 +172,26 @@ def read_note(path: Path, max_bytes: int) -> ReadResult:
     The file itself is never changed.
     """
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            return ReadResult(
-                None, f"size:{size}", (f"skipped: {size} bytes is over index.max_file_bytes",)
-            )
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            size, mtime_ns = st.st_size, min(max(st.st_mtime_ns, 0), MAX_MTIME_NS)
+            if size > max_bytes:
+                warning = f"skipped: {size} bytes is over index.max_file_bytes"
+                return ReadResult(None, f"size:{size}", (warning,), size, mtime_ns)
+            data = handle.read()
     except OSError as exc:
         return ReadResult(None, "", (f"skipped: cannot read ({exc.strerror})",))
     digest = content_hash(data)
     if b"\0" in data:
-        return ReadResult(None, digest, ("skipped: binary file (contains NUL bytes)",))
+        return ReadResult(
+            None, digest, ("skipped: binary file (contains NUL bytes)",), size, mtime_ns
+        )
     try:
-        return ReadResult(data.decode("utf-8-sig"), digest, ())
+        return ReadResult(data.decode("utf-8-sig"), digest, (), size, mtime_ns)
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8-sig", errors="replace")
         warning = f"invalid UTF-8 at byte {exc.start}: undecodable bytes indexed as U+FFFD"
-        return ReadResult(text, digest, (warning,))
+        return ReadResult(text, digest, (warning,), size, mtime_ns)
 
 
 def _new_file_mode() -> int:

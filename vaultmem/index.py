@@ -314,11 +314,14 @@ class Index:
         self.conn.execute("DELETE FROM tags WHERE path = ?", (path,))
         self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
 
-    def replace_file(self, record: FileRecord, chunks: list[Chunk]) -> None:
+    def replace_file(self, record: FileRecord, chunks: list[Chunk]) -> int:
         """Make the index hold exactly ``chunks`` for ``record.path``.
 
         Chunks whose id is already indexed for this path keep their rows (only their line
         range is updated); new ones are inserted and vanished ones deleted.
+
+        Returns:
+            How many chunk rows were inserted.
         """
         conn = self.conn
         path = record.path
@@ -366,6 +369,7 @@ class Index:
                 len(chunks),
             ),
         )
+        return len(fresh)
 
     def _insert_chunks(self, path: str, chunks: list[Chunk]) -> None:
         conn = self.conn

@@ -88,6 +88,8 @@ def _prepare(
     if stat.skip_reason is not None:
         return FileRecord(stat.path, 0, 0, "", None, {}, (), (f"skipped: {stat.skip_reason}",)), []
     read = read_note(Path(root) / stat.path, max_bytes)
+    if read.size or read.mtime_ns:  # the stat of the bytes actually read, if it moved on
+        stat = FileStat(stat.path, read.size, read.mtime_ns)
     if old_hash is not None and read.content_hash == old_hash:
         return None
     if read.text is None:

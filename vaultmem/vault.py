@@ -20,8 +20,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from .config import Config, load_config
-from .errors import VaultmemError, VaultNotFoundError
-from .files import FileStat, atomic_write, read_note, resolve_in_vault, scan_notes, stat_note
+from .errors import Interrupted, VaultmemError, VaultNotFoundError
+from .files import (
+    FileStat,
+    atomic_write,
+    printable,
+    read_note,
+    resolve_in_vault,
+    scan_notes,
+    stat_note,
+)
 from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import Job, parallel_map, plan_changes
 from .parse import parse_document, split_lines
@@ -49,7 +57,7 @@ class IndexReport:
     changed: int = 0
     removed: int = 0
     chunks: int | None = None  # in the whole index, after a full run (not counted for index_paths)
-    written: int = 0  # chunks of the changed notes
+    written: int = 0  # chunk rows inserted (unchanged chunks of a changed note keep theirs)
     seconds: float = 0.0
     notices: list[str] = field(default_factory=list)
 
@@ -225,7 +233,13 @@ class Vault:
         """Stat every note in the vault (no reads)."""
         return list(scan_notes(self.root, self.config.index.exclude))
 
-    def index(self, progress: Progress | None = None, *, rebuild: bool = False) -> IndexReport:
+    def index(
+        self,
+        progress: Progress | None = None,
+        *,
+        rebuild: bool = False,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> IndexReport:
         """Bring the index up to date with the files: stat all, read only what changed.
 
         With ``rebuild``, every note is read again and the index rebuilt from scratch, in
@@ -234,13 +248,14 @@ class Vault:
 
         Raises:
             IndexLockedError: another process holds the index past the busy timeout.
+            Interrupted: ``should_stop`` returned true; nothing of the run was written.
         """
         first_notice = len(self.notices)
 
         def run() -> IndexReport:
             if not rebuild:
                 self.db.check()  # damage that no query has tripped over yet
-            return self._update(progress, rebuild)
+            return self._update(progress, rebuild, should_stop=should_stop)
 
         report = self._recovering(run)
         report.notices = self.notices[first_notice:]
@@ -250,7 +265,12 @@ class Vault:
         """Rebuild the index from the files alone (see ``index``)."""
         return self.index(progress, rebuild=True)
 
-    def index_paths(self, paths: Iterable[str], folders: Iterable[str] = ()) -> IndexReport:
+    def index_paths(
+        self,
+        paths: Iterable[str],
+        folders: Iterable[str] = (),
+        should_stop: Callable[[], bool] | None = None,
+    ) -> IndexReport:
         """Update the index for some notes only: the given vault-relative paths (changed,
         created or gone) and everything under the given folders. The watch daemon's step.
 
@@ -259,7 +279,7 @@ class Vault:
         """
         scope = (list(dict.fromkeys(paths)), list(dict.fromkeys(folders)))
         first_notice = len(self.notices)
-        report = self._recovering(lambda: self._update(None, False, scope))
+        report = self._recovering(lambda: self._update(None, False, scope, should_stop))
         report.notices = self.notices[first_notice:]
         return report
 
@@ -268,6 +288,7 @@ class Vault:
         progress: Progress | None,
         rebuild: bool,
         scope: tuple[list[str], list[str]] | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> IndexReport:
         started = time.perf_counter()
         db = self.db
@@ -297,7 +318,8 @@ class Vault:
                 found = (stat_note(self.root, path, exclude) for path in paths)
                 stats = [stat for stat in found if stat is not None]
                 stats += [s for folder in folders for s in scan_notes(self.root, exclude, folder)]
-                states = db.states_for(paths, folders)
+                # A file name that is not UTF-8 is recorded under its escaped form.
+                states = db.states_for(map(printable, paths), map(printable, folders))
             report.files = len(stats)
             plan = plan_changes(stats, states)
             jobs: list[Job] = [
@@ -317,6 +339,8 @@ class Vault:
             with loading, parallel_map(len(jobs)) as mapper:
                 results = zip(plan.to_read, mapper(jobs), strict=True)
                 for done, (stat, prepared) in enumerate(results, 1):
+                    if should_stop is not None and should_stop():
+                        raise Interrupted("index run stopped; nothing of it was written")
                     report.read += 1
                     if prepared is None:
                         db.touch_file(stat.path, stat.size, stat.mtime_ns)
@@ -325,9 +349,8 @@ class Vault:
                         if renamed_from is not None:
                             db.rename_file(renamed_from, stat.path)
                             renamed.add(renamed_from)
-                        db.replace_file(*prepared)
+                        report.written += db.replace_file(*prepared)
                         report.changed += 1
-                        report.written += len(prepared[1])
                     if progress is not None:
                         progress(done, len(jobs))
                 for path in plan.to_delete:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import queue
 import sys
@@ -34,20 +35,43 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
-from .errors import DaemonRunningError, VaultmemError
+from .errors import DaemonRunningError, IndexLockedError, Interrupted, VaultmemError
 from .files import atomic_write, is_note_path
 
 if TYPE_CHECKING:
-    from .vault import Vault
+    from .vault import IndexReport, Vault
 
 try:
     import fcntl
 except ImportError:  # Windows: no flock; see docs/daemon.md
     fcntl = None  # type: ignore[assignment]
 
+# Only these reach us: asking the kernel for less (no open/close events, which our own
+# reads would cause too) keeps its event queue from overflowing in a large burst.
+WATCHED_EVENTS: list[type[FileSystemEvent]] = [
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
+# A stat-based reconcile this often catches anything no event told us about.
+RECONCILE_EVERY = 600.0
 LOCK_NAME = "watch.lock"
 STATUS_NAME = "watch.json"
 Change = tuple[str, str]  # ("file" | "folder", vault-relative path)
@@ -81,17 +105,24 @@ class WatchLock:
         """
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         if fcntl is not None:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
+            # ``holder`` (vaultmem status) takes a shared lock for an instant: try for a while.
+            for attempt in range(20):
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError:
+                    if attempt < 19:
+                        time.sleep(0.02)
+            else:
                 holder = os.read(fd, 64).decode(errors="replace").strip()
                 os.close(fd)
                 raise DaemonRunningError(
                     f"a vaultmem watch daemon (pid {holder or '?'}) is already watching this "
                     "vault; stop it first, or use it: it keeps the index up to date"
                 ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        pid = f"{os.getpid()}\n".encode()
+        os.pwrite(fd, pid, 0)  # the pid first, then cut what is left: never an empty file
+        os.ftruncate(fd, len(pid))
         self._fd = fd
 
     def release(self) -> None:
@@ -112,8 +143,8 @@ class WatchLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:
-            text = os.read(fd, 64).decode(errors="replace").strip()
-            return int(text) if text.isdigit() else -1
+            text = os.read(fd, 64).decode(errors="replace").strip().split("\n")[0]
+            return int(text) if text.isdigit() else None
         else:
             return None
         finally:
@@ -146,6 +177,19 @@ class _EventFilter(FileSystemEventHandler):
                     self.changes.put(("folder", rel))
             elif is_note_path(rel, self.exclude):
                 self.changes.put(("file", rel))
+
+
+class _OverflowAlarm(logging.Handler):
+    """watchdog reports a kernel event-queue overflow only in its log: listen there, so the
+    daemon knows events were lost and reconciles the whole vault."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.raised = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "overflow" in record.getMessage().lower():
+            self.raised.set()
 
 
 def next_batch(
@@ -217,6 +261,8 @@ class Watcher:
         self.status_path = state / STATUS_NAME
         self.status = DaemonStatus(pid=os.getpid(), started=time.time())
         self._status_written = 0.0
+        self._status_data = b""
+        self.stop = threading.Event()
 
     def run(self, stop: threading.Event, ready: Callable[[], None] | None = None) -> None:
         """Watch until ``stop`` is set.
@@ -225,34 +271,54 @@ class Watcher:
             DaemonRunningError: another daemon is watching this vault.
         """
         self.lock.acquire()
+        self.stop = stop
         changes: queue.Queue[Change] = queue.Queue()
+        alarm = _OverflowAlarm()
+        watchdog_log = logging.getLogger("watchdog")
+        watchdog_log.addHandler(alarm)
         observer = Observer()
         observer.schedule(
             _EventFilter(self.vault.root, self.vault.config.index.exclude, changes),
             str(self.vault.root),
             recursive=True,
+            event_filter=WATCHED_EVENTS,
         )
         try:
             observer.start()
         except OSError as exc:
             self.lock.release()
+            watchdog_log.removeHandler(alarm)
             raise VaultmemError(
                 f"cannot watch {self.vault.root}: {exc.strerror or exc}; on Linux, raise "
                 "fs.inotify.max_user_watches if the vault has very many folders"
             ) from exc
         try:
-            report = self.vault.index()
-            self.log(
-                f"watching {self.vault.root} (pid {os.getpid()}); index up to date: "
-                f"{report.summary()}"
-            )
+            # While this daemon runs, a write waits at most half a second for another
+            # process (a long reindex, say), then the batch is retried: stop stays prompt.
+            self.vault.db.conn.execute("PRAGMA busy_timeout = 500")
+            report = self._reconcile()
+            if report is not None:
+                self.log(
+                    f"watching {self.vault.root} (pid {os.getpid()}); index up to date: "
+                    f"{report.summary()}"
+                )
             self._write_status(force=True)
             if ready is not None:
                 ready()
+            last_reconcile = time.monotonic()
             while not stop.is_set():
                 batch = next_batch(changes, stop, quiet=self.quiet)
                 if not self.vault.index_path.exists():
                     self._rebuild_deleted_index()
+                if alarm.raised.is_set() or time.monotonic() - last_reconcile > RECONCILE_EVERY:
+                    if alarm.raised.is_set():
+                        self.log(
+                            "warning: the kernel dropped file events; reconciling the whole vault"
+                        )
+                    alarm.raised.clear()
+                    batch = set()
+                    if self._reconcile() is not None:
+                        last_reconcile = time.monotonic()
                 if batch:
                     self._apply(batch, changes)
                     self._last_change = time.monotonic()
@@ -261,24 +327,40 @@ class Watcher:
         finally:
             observer.stop()
             observer.join(timeout=5)
+            watchdog_log.removeHandler(alarm)
             self._write_status(force=True, running=False)
             self.lock.release()
             self.vault.close()
             self.log("stopped")
 
+    def _reconcile(self) -> IndexReport | None:
+        """A full stat-based index run; ``None`` if it could not finish (stop, or the index
+        stayed locked until stop)."""
+        while not self.stop.is_set():
+            try:
+                return self.vault.index(should_stop=self.stop.is_set)
+            except IndexLockedError:
+                self.stop.wait(0.5)
+            except Interrupted:
+                return None
+        return None
+
     def _apply(self, batch: set[Change], changes: queue.Queue[Change]) -> None:
         started = time.perf_counter()
         paths, folders = _scope(batch)
         try:
-            report = self.vault.index_paths(paths, folders)
+            report = self.vault.index_paths(paths, folders, should_stop=self.stop.is_set)
+        except Interrupted:
+            return  # stopping: the next start reconciles whatever this batch held
         except (VaultmemError, OSError) as exc:
             self._failed(f"batch of {len(batch)} changes failed: {exc}; retrying with the next")
             for item in batch:  # nothing of the batch was written: try it again
                 changes.put(item)
-            time.sleep(0.5)
+            self.stop.wait(0.5)
             return
-        except Exception:  # a bug: keep the daemon alive and the trace in the log
+        except Exception:  # a bug: keep the daemon alive, the trace in the log, and catch up
             self._failed("batch failed:\n" + traceback.format_exc())
+            self._reconcile()
             return
         for notice in report.notices:
             self.log(f"warning: {notice}")
@@ -331,13 +413,17 @@ class Watcher:
         self.log(f"error: {message}")
 
     def _write_status(self, *, force: bool = False, running: bool = True) -> None:
+        """Refresh ``watch.json`` when something changed, at most once a second: an idle
+        daemon never touches the disk."""
         now = time.time()
         if not force and now - self._status_written < 1.0:
             return
-        self._status_written = now
-        data = asdict(self.status) | {"running": running}
+        data = json.dumps(asdict(self.status) | {"running": running}, indent=2).encode()
+        if data == self._status_data:
+            return
+        self._status_written, self._status_data = now, data
         with contextlib.suppress(OSError):
-            atomic_write(self.status_path, json.dumps(data, indent=2).encode())
+            atomic_write(self.status_path, data)
 
 
 def daemon_pid(vault_root: Path) -> int | None:
