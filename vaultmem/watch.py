@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -272,6 +273,9 @@ class Watcher:
         """
         self.lock.acquire()
         self.stop = stop
+        # watchdog warns (a screenful each time) when a folder moved back into the vault is
+        # watched again; that is expected here, and as an error it would kill its thread.
+        warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
         changes: queue.Queue[Change] = queue.Queue()
         alarm = _OverflowAlarm()
         watchdog_log = logging.getLogger("watchdog")
