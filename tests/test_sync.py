@@ -112,9 +112,10 @@ def test_sync_refuses_clearly_and_changes_nothing(
         a.sync("nope")
     a.history.run("remote", "add", "gone", str(tmp_path / "missing.git"))
     write(a.root, "memory/2026-04-01.md", "- unsynced\n")
+    head = a.history.repo.head.commit.hexsha
     with pytest.raises(GitError, match="cannot reach the remote 'gone'"):
         a.sync("gone")
-    head = a.history.repo.head.commit.hexsha
+    assert a.history.repo.head.commit.hexsha == head  # nothing was committed either
     a.history.run("checkout", "--quiet", "--detach")
     with pytest.raises(GitError, match="HEAD is detached"):
         a.sync()
@@ -168,6 +169,11 @@ def test_random_rounds_on_two_devices_lose_no_line(devices: tuple[Vault, Vault])
         history = a.history.run("log", "-p", "--all", "--format=")
         lost = [line for line in written if line not in present and line not in history]
         assert lost == [], f"round {round_}: {lost[:3]}"
+    for device in (a, b):  # and each index equals one rebuilt from the files
+        with Vault(device.root, index_path=device.root.parent / f"{device.root.name}.db") as fresh:
+            fresh.reindex()
+            rows = "SELECT path, chunk_id, line_start, text FROM chunks ORDER BY 1, 2"
+            assert device.db.conn.execute(rows).fetchall() == fresh.db.conn.execute(rows).fetchall()
 
 
 def test_the_daemon_commits_after_quiet_time_and_syncs_on_an_interval(

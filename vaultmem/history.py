@@ -394,15 +394,13 @@ def _sync(history: History, remote: str | None) -> SyncResult:
         raise GitError("the repository has unresolved conflicts; resolve them and commit first")
     branch = repo.active_branch.name
     result = SyncResult(name, branch)
+    _fetch(history, name)  # first: an unreachable remote must leave everything as it was
     result.committed = history.commit()
-    for _attempt in range(3):  # another device may push between our fetch and our push
-        try:
-            history.run("fetch", "--quiet", name)
-        except GitError as exc:
-            raise GitError(f"cannot reach the remote {name!r}: {exc}; nothing was changed") from exc
+    for attempt in range(3):  # another device may push between our fetch and our push
+        if attempt:
+            _fetch(history, name)
         upstream = f"{name}/{branch}"
-        has_upstream = bool(history.run("branch", "-r", "--list", upstream).strip())
-        if has_upstream:
+        if history.run("branch", "-r", "--list", upstream).strip():
             before = repo.head.commit.hexsha
             _merge(history, upstream, name, result)
             changed = history.run("diff", "--name-only", before, "HEAD", "--", ".")
@@ -410,17 +408,20 @@ def _sync(history: History, remote: str | None) -> SyncResult:
         try:
             history.run("push", "--quiet", name, f"HEAD:refs/heads/{branch}")
         except GitError as exc:
-            if (
-                "rejected" in str(exc)
-                or "fetch first" in str(exc)
-                or "non-fast-forward" in str(exc)
-            ):
+            if any(word in str(exc) for word in ("rejected", "fetch first", "non-fast-forward")):
                 continue
             raise
         result.pushed = True
         break
     result.pulled = sorted(set(result.pulled))
     return result
+
+
+def _fetch(history: History, remote: str) -> None:
+    try:
+        history.run("fetch", "--quiet", remote)
+    except GitError as exc:
+        raise GitError(f"cannot reach the remote {remote!r}: {exc}; nothing was changed") from exc
 
 
 def _merge(history: History, upstream: str, remote: str, result: SyncResult) -> None:
