@@ -229,6 +229,18 @@ def start_daemon(root: Path) -> subprocess.Popen[str]:
     return proc
 
 
+def restart_and_catch_up(root: Path, tmp: Path, word: str, count: int) -> None:
+    """Start the daemon again: it must find every note holding ``word`` and match a rebuild."""
+    proc = start_daemon(root)
+    try:
+        with Vault(root) as vault:
+            wait_for(lambda: len(vault.search(word, limit=10 * count)) == count)
+        assert matches_rebuild(root, tmp)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+
+
 def test_sigterm_stops_the_daemon_cleanly(vault_path: Path) -> None:
     proc = start_daemon(vault_path)
     write(vault_path, "n.md", "- koala\n")
@@ -250,14 +262,7 @@ def test_kill_nine_mid_burst_then_restart_catches_up(vault_path: Path, tmp_path:
     for i in range(300, 400):
         write(vault_path, f"memory/2026-03-{i % 28 + 1:02d}-{i}.md", f"- lemur {i}\n")
     (vault_path / "memory/2026-02-01-0.md").unlink()
-    proc = start_daemon(vault_path)  # the lock was released by the kernel
-    try:
-        with Vault(vault_path) as vault:
-            wait_for(lambda: len(vault.search("lemur", limit=1000)) == 399)
-        assert matches_rebuild(vault_path, tmp_path)
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=30)
+    restart_and_catch_up(vault_path, tmp_path, "lemur", 399)  # the kernel released the lock
 
 
 def test_soak_of_random_edits_renames_and_deletes(vault_path: Path, tmp_path: Path) -> None:
@@ -389,11 +394,4 @@ def test_sigterm_during_a_long_batch(vault_path: Path, tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert err.rstrip().endswith("stopped")
-    proc = start_daemon(vault_path)  # whatever the stop left out, the restart catches up
-    try:
-        with Vault(vault_path) as vault:
-            wait_for(lambda: len(vault.search("quetzal", limit=5000)) == 3000)
-        assert matches_rebuild(vault_path, tmp_path)
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=30)
+    restart_and_catch_up(vault_path, tmp_path, "quetzal", 3000)  # whatever the stop left out

@@ -5,6 +5,7 @@
 
 from .errors import (
     ConfigError,
+    DaemonRunningError,
     GitError,
     IndexLockedError,
     PathOutsideVaultError,
@@ -18,6 +19,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ConfigError",
+    "DaemonRunningError",
     "GitError",
     "Hit",
     "IndexLockedError",
