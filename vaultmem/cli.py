@@ -350,6 +350,57 @@ def restore(at: str, paths: tuple[str, ...], to: Path | None, vault_path: Path |
 
 
 @cli.command()
+@click.argument("text", callback=_utf8)
+@click.option("--role", default="user", show_default=True, help="Who said it: user, agent, ...")
+@click.option("--source", help="Where it came from (a chat, a channel, a tool).")
+@click.option("--session", help="The conversation it belongs to; part of the line's id.")
+@click.option("--tag", "tags", multiple=True, help="A tag for the line (repeatable).")
+@click.option(
+    "--importance", type=click.FloatRange(0, 1), help="How much it matters, 0 to 1 [scored later]."
+)
+@json_option
+@vault_option
+def remember(
+    text: str,
+    role: str,
+    source: str | None,
+    session: str | None,
+    tags: tuple[str, ...],
+    importance: float | None,
+    as_json: bool,
+    vault_path: Path | None,
+) -> None:
+    """Append TEXT to today's daily note as one line, and index it at once.
+
+    The same message (same session and words) is stored once; noise (empty text, [cron:
+    and [heartbeat lines, vaultmem's own context) is skipped; secrets are masked.
+
+    Example: vaultmem remember "Alice is allergic to peanuts" --tag health --source chat
+    """
+    with open_vault(vault_path) as vault:
+        done = vault.remember(
+            text, role=role, source=source, session=session, tags=tags, importance=importance
+        )
+    if as_json:
+        _echo_json(
+            {
+                "path": done.path,
+                "line": done.line,
+                "block_id": done.block_id,
+                "skipped": done.skipped,
+                "masked": done.masked,
+            }
+        )
+        return
+    if done.masked:
+        click.echo(f"Warning: {done.masked} secret(s) masked before storing", err=True)
+    if done.skipped:
+        click.echo(f"not stored: {done.skipped}")
+    else:
+        click.echo(f"remembered {done.path}:{done.line} ^{done.block_id}")
+
+
+@cli.command()
 @click.option("--remote", help="The git remote to sync with [default: origin].")
 @vault_option
 def sync(remote: str | None, vault_path: Path | None) -> None:

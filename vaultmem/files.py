@@ -13,11 +13,12 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import PathOutsideVaultError
+from .errors import PathOutsideVaultError, VaultmemError
 
 NOTE_SUFFIXES = (".md", ".markdown")
 # Our own temp files start with this prefix so the watcher and the scan can ignore them.
@@ -242,3 +243,66 @@ def atomic_write(path: Path, data: bytes, *, exclusive: bool = False) -> bool:
             os.unlink(tmp)
         raise
     return True
+
+
+@contextlib.contextmanager
+def vault_write_lock(state_dir: Path, timeout: float = 10.0) -> Iterator[None]:
+    """Serialize vaultmem's own writers of one vault (processes and threads alike) with an
+    ``flock`` on ``.vaultmem/write.lock``; the kernel drops it if the process dies."""
+    import fcntl
+
+    fd = os.open(state_dir / "write.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise VaultmemError(
+                        f"another vaultmem process held {state_dir / 'write.lock'} for "
+                        f"{timeout:.0f} s; try again"
+                    ) from None
+                time.sleep(0.005)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def update_text(path: Path, change: Callable[[str], str | None], attempts: int = 5) -> bool:
+    """Rewrite a note with ``change(old_text) -> new_text`` (``None``: leave it), atomically,
+    without clobbering an edit made meanwhile: if the file changed between our read and our
+    rename, the change is re-applied on top of the new text.
+
+    Returns:
+        Whether the file was written.
+
+    Raises:
+        VaultmemError: the file kept changing under us.
+    """
+    for _ in range(attempts):
+        try:
+            before = path.stat()
+            old = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            before, old = None, ""
+        new = change(old)
+        if new is None:
+            return False
+        if _unchanged(path, before):
+            atomic_write(path, new.encode("utf-8"))
+            return True
+    raise VaultmemError(f"{path} kept changing while vaultmem tried to write it; try again")
+
+
+def _unchanged(path: Path, before: os.stat_result | None) -> bool:
+    try:
+        now = path.stat()
+    except FileNotFoundError:
+        return before is None
+    return before is not None and (now.st_mtime_ns, now.st_size, now.st_ino) == (
+        before.st_mtime_ns,
+        before.st_size,
+        before.st_ino,
+    )

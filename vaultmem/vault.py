@@ -9,6 +9,7 @@ the current one that holds ``.vaultmem/``.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import os
 import sqlite3
@@ -29,9 +30,12 @@ from .files import (
     resolve_in_vault,
     scan_notes,
     stat_note,
+    update_text,
+    vault_write_lock,
 )
 from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import Job, parallel_map, plan_changes
+from .memory.remember import append_line, capture, daily_note_path
 from .parse import parse_document, split_lines
 from .search import Hit
 
@@ -83,6 +87,17 @@ class Status:
     stale: list[str]
     warnings: list[tuple[str, list[str]]]
     daemon_pid: int | None = None
+
+
+@dataclass
+class Remembered:
+    """The outcome of ``Vault.remember``: where the line went, or why it was not stored."""
+
+    path: str | None
+    line: int | None
+    block_id: str | None
+    skipped: str | None = None
+    masked: int = 0  # secrets masked in the stored line
 
 
 @dataclass
@@ -413,6 +428,54 @@ class Vault:
             return hits
 
         return self._recovering(run)
+
+    # -- memory ---------------------------------------------------------------------------
+
+    def remember(
+        self,
+        text: str,
+        *,
+        role: str = "user",
+        source: str | None = None,
+        session: str | None = None,
+        tags: Iterable[str] = (),
+        importance: float | None = None,
+        now: dt.datetime | None = None,
+    ) -> Remembered:
+        """Append one message to today's daily note and index it at once.
+
+        The line is written atomically under the vault's write lock, so concurrent writers
+        never interleave or drop lines, and on top of any edit a person made meanwhile. The
+        same message (same session and words) is stored once. See ``memory/remember.py``.
+
+        Raises:
+            VaultmemError: ``importance`` is outside 0..1, or the write lock stayed taken.
+        """
+        if importance is not None and not 0 <= importance <= 1:
+            raise VaultmemError(f"importance must be between 0 and 1, got {importance}")
+        when = now or dt.datetime.now()
+        made = capture(
+            text,
+            now=when,
+            role=role,
+            source=source,
+            session=session,
+            tags=tuple(tags),
+            importance=importance,
+        )
+        if made.line is None or made.block_id is None:
+            return Remembered(None, None, None, made.skipped, made.masked)
+        rel = daily_note_path(when.date())
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        line, ident = made.line, made.block_id
+        with vault_write_lock(self.root / STATE_DIR):
+            written = update_text(path, lambda old: append_line(old, line, ident, when.date()))
+        if not written:
+            return Remembered(rel, None, ident, "already remembered", made.masked)
+        self.index_paths([rel])
+        number = split_lines(path.read_text(encoding="utf-8")).index(line) + 1
+        return Remembered(rel, number, ident, None, made.masked)
 
     # -- history (git) ------------------------------------------------------------------
 
