@@ -35,11 +35,37 @@ class SearchConfig:
 
 
 @dataclass(frozen=True)
+class ScoringConfig:
+    """The rule table's weights (docs/scoring.md)."""
+
+    class_identity: float = 1.0  # identity, health, safety
+    class_preference: float = 0.8  # preference, relationship, status change
+    class_general: float = 0.5
+    class_temporary: float = 0.2
+    remember: float = 0.25
+    preference: float = 0.25
+    money: float = 0.20
+    importance: float = 0.20
+    need: float = 0.15
+    error: float = 0.15
+    decision: float = 0.20
+    version: float = 0.10
+    configuration: float = 0.10
+    first_mention: float = 0.10
+    success: float = 0.10
+    date: float = 0.05
+    by_the_way: float = -0.20
+    short_text_chars: int = 20
+    short_text_factor: float = 0.5
+
+
+@dataclass(frozen=True)
 class Config:
     """All settings of one vault."""
 
     index: IndexConfig = field(default_factory=IndexConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
+    scoring: ScoringConfig = field(default_factory=ScoringConfig)
 
 
 def _section(cls: type[Any], name: str, raw: object) -> Any:
@@ -61,6 +87,8 @@ def _section(cls: type[Any], name: str, raw: object) -> Any:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{CONFIG_PATH}: {name}.{key} must be a list of strings")
             value = tuple(value)
+        elif isinstance(default, float) and isinstance(value, int):
+            value = float(value)  # TOML writes 1 for 1.0
         elif isinstance(default, bool) or not isinstance(value, type(default)):
             raise ConfigError(
                 f"{CONFIG_PATH}: {name}.{key} must be {type(default).__name__}, got {value!r}"
@@ -93,7 +121,7 @@ def load_config(vault_root: Path) -> Config:
         return Config()
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{CONFIG_PATH} is not valid TOML: {exc}") from exc
-    sections = {"index": IndexConfig, "search": SearchConfig}
+    sections = {"index": IndexConfig, "search": SearchConfig, "scoring": ScoringConfig}
     unknown = set(raw) - set(sections)
     if unknown:
         raise ConfigError(f"{CONFIG_PATH}: unknown section [{sorted(unknown)[0]}]")

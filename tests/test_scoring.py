@@ -1,0 +1,100 @@
+"""The rule table, in English and Chinese: classes, signals, penalties, dropped lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from vaultmem.config import ScoringConfig
+from vaultmem.memory.scoring import entities, score
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("My name is Dana and I live in Porto", "identity"),
+        ("我叫小明，今年三十岁了", "identity"),
+        ("She is allergic to peanuts and shellfish", "health"),
+        ("医生说我对青霉素过敏，不能用", "health"),
+        ("In an emergency call my sister first", "safety"),
+        ("I prefer short answers with code first", "preference"),
+        ("我更喜欢用 Vim 写代码而不是 VS Code", "preference"),
+        ("My colleague reviews every release branch", "relationship"),
+        ("Alice moved to Berlin last spring", "status change"),
+        ("我们团队已经改用飞书来沟通", "status change"),
+        ("I am stepping out for lunch right now", "temporary"),
+        ("The build server is in the basement room", "general fact"),
+    ],
+)
+def test_classes(text: str, kind: str) -> None:
+    assert score(text).kind == kind
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("Please remember the wifi name is Orchard", "asked to remember"),
+        ("记住，以后都用中文回复我", "asked to remember"),
+        ("The quote came to $40 for the whole set", "money"),
+        ("这个项目预算是 5 万元左右吧", "money"),
+        ("这次采购一共花了 100 元人民币", "money"),
+        ("This is important for the audit next year", "important"),
+        ("这个接口必须在周五之前完成对接", "important"),
+        ("We need a new domain for the staging site", "need"),
+        ("我想要一台更安静的机械键盘用来工作", "need"),
+        ("The deploy failed with a timeout error", "error"),
+        ("测试环境又报错了，日志里全是超时", "error"),
+        ("We decided to always squash merge into main", "decision or rule"),
+        ("Upgraded the database to 16.4 this afternoon", "version"),
+        ("Changed the config so the port is 8080 again", "configuration"),
+        ("The migration succeeded on the first attempt", "done"),
+        ("数据迁移已经成功完成，没有丢数据", "done"),
+        ("The review is on 2026-12-01 in the big room", "date"),
+        ("By the way the coffee machine is broken again", "by the way"),
+        ("顺便说一下，楼下新开了一家面馆挺好吃", "by the way"),
+    ],
+)
+def test_signals(text: str, reason: str) -> None:
+    assert any(r.startswith(reason) for r in score(text).reasons), score(text).reasons
+
+
+def test_weights_add_up_and_are_clamped() -> None:
+    result = score("We decided to always use SQLite for storage and search")
+    assert result.value == pytest.approx(0.5 + 0.2)
+    assert score("Please remember: I am allergic to penicillin, this is important").value == 1.0
+    assert score("By the way the lift squeaks in the mornings").value == pytest.approx(0.3)
+
+
+def test_short_text_counts_half_with_cjk_weighted() -> None:
+    assert score("lunch at noon").value == pytest.approx(0.25)
+    assert "short text x0.5" not in score("记住我对花生过敏").reasons  # 8 CJK characters
+
+
+@pytest.mark.parametrize(
+    "text", ["ok", "OK!", "thanks", "Thank you.", "好的", "嗯嗯", "收到", "👍", "  "]
+)
+def test_acknowledgements_are_dropped(text: str) -> None:
+    result = score(text)
+    assert result.dropped is not None and result.value == 0.0
+
+
+def test_first_mention_of_an_entity() -> None:
+    assert any(
+        r.startswith("first mention of Carol")
+        for r in score("Lunch with Carol on the terrace").reasons
+    )
+    assert not any(
+        r.startswith("first mention")
+        for r in score("Lunch with Carol on the terrace", known=["carol"]).reasons
+    )
+    assert entities("Met [[Bob Stone]] and Carol at Tate Modern") == [
+        "Bob Stone",
+        "Carol",
+        "Tate Modern",
+    ]
+
+
+def test_every_weight_comes_from_config() -> None:
+    weights = ScoringConfig(class_general=0.1, decision=0.05)
+    assert score("We decided to keep the old router in the hall", weights).value == pytest.approx(
+        0.15
+    )

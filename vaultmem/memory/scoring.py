@@ -1,0 +1,360 @@
+"""The rule table: a daily-note line -> an importance between 0 and 1, with its reasons.
+
+No model, no network: a class sets the base (identity, health and safety 1.0; preferences,
+relationships and changes of status 0.8; a general fact 0.5; something temporary 0.2),
+then cue words in English and Chinese add or take away, and a very short line counts half
+(a CJK character counting as three letters).
+Greetings and bare acknowledgements are dropped. Every weight is a key of ``[scoring]`` in
+``.vaultmem/config.toml`` (``docs/scoring.md``). Scoring a line takes a few microseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..config import ScoringConfig
+from ..terms import CJK_RUN
+
+
+def _cues(*words: str) -> re.Pattern[str]:
+    """English words match whole (any case); Chinese cues match anywhere."""
+    latin = [re.escape(w) for w in words if w.isascii()]
+    cjk = [re.escape(w) for w in words if not w.isascii()]
+    parts = ([rf"\b(?:{'|'.join(latin)})\b"] if latin else []) + cjk
+    return re.compile("|".join(parts), re.I)
+
+
+CLASSES: list[tuple[str, str, re.Pattern[str]]] = [
+    (
+        "identity",
+        "class_identity",
+        _cues(
+            "my name",
+            "i was born",
+            "born in",
+            "i live in",
+            "birthday",
+            "my wife",
+            "my husband",
+            "my son",
+            "my daughter",
+            "我叫",
+            "我的名字",
+            "生日",
+            "出生",
+        ),
+    ),
+    (
+        "health",
+        "class_identity",
+        _cues(
+            "allergic",
+            "allergy",
+            "allergies",
+            "medication",
+            "medicine",
+            "diagnosed",
+            "doctor",
+            "asthma",
+            "diabetes",
+            "pregnant",
+            "过敏",
+            "医生",
+            "药",
+            "诊断",
+            "病",
+        ),
+    ),
+    (
+        "safety",
+        "class_identity",
+        _cues("emergency", "danger", "dangerous", "unsafe", "never share", "紧急", "危险", "安全"),
+    ),
+    (
+        "preference",
+        "class_preference",
+        _cues(
+            "prefer",
+            "prefers",
+            "preferred",
+            "like",
+            "likes",
+            "love",
+            "loves",
+            "hate",
+            "hates",
+            "favorite",
+            "favourite",
+            "喜欢",
+            "讨厌",
+            "偏好",
+            "最爱",
+        ),
+    ),
+    (
+        "relationship",
+        "class_preference",
+        _cues(
+            "friend",
+            "colleague",
+            "boss",
+            "manager",
+            "wife",
+            "husband",
+            "partner",
+            "mother",
+            "father",
+            "sister",
+            "brother",
+            "team",
+            "朋友",
+            "同事",
+            "老板",
+            "家人",
+            "妻子",
+            "丈夫",
+        ),
+    ),
+    (
+        "status change",
+        "class_preference",
+        _cues(
+            "moved to",
+            "switched",
+            "started",
+            "quit",
+            "joined",
+            "left",
+            "promoted",
+            "now uses",
+            "搬到",
+            "换了",
+            "开始",
+            "辞职",
+            "加入",
+            "离开",
+            "改用",
+        ),
+    ),
+    (
+        "temporary",
+        "class_temporary",
+        _cues(
+            "right now",
+            "for now",
+            "tonight",
+            "this morning",
+            "in a minute",
+            "brb",
+            "later today",
+            "现在",
+            "今晚",
+            "马上",
+            "一会儿",
+            "稍后",
+        ),
+    ),
+]
+
+SIGNALS: list[tuple[str, str, re.Pattern[str]]] = [
+    (
+        "asked to remember",
+        "remember",
+        _cues(
+            "remember",
+            "don't forget",
+            "do not forget",
+            "keep in mind",
+            "note that",
+            "记住",
+            "以后都",
+            "别忘了",
+            "记得",
+        ),
+    ),
+    (
+        "preference",
+        "preference",
+        _cues(
+            "prefer",
+            "prefers",
+            "like",
+            "likes",
+            "love",
+            "hate",
+            "hates",
+            "dislike",
+            "喜欢",
+            "讨厌",
+            "偏好",
+            "不喜欢",
+        ),
+    ),
+    (
+        "money",
+        "money",
+        re.compile(
+            r"[$€£¥]\s?\d|\d[\d,.]*\s?(?:万|元|块|美元|欧元|千|亿)|\b\d[\d,.]*\s?(?:usd|eur|gbp|rmb|dollars?|euros?)\b",
+            re.I,
+        ),
+    ),
+    (
+        "important",
+        "importance",
+        _cues(
+            "important", "must", "critical", "crucial", "essential", "重要", "必须", "务必", "关键"
+        ),
+    ),
+    ("need", "need", _cues("need", "needs", "want", "wants", "需要", "想要")),
+    (
+        "error",
+        "error",
+        _cues(
+            "bug",
+            "error",
+            "errors",
+            "exception",
+            "failed",
+            "failure",
+            "crash",
+            "traceback",
+            "报错",
+            "错误",
+            "失败",
+            "崩溃",
+            "异常",
+        ),
+    ),
+    (
+        "decision or rule",
+        "decision",
+        _cues(
+            "decided",
+            "decision",
+            "always",
+            "never",
+            "policy",
+            "rule",
+            "agreed",
+            "from now on",
+            "决定",
+            "总是",
+            "从不",
+            "规则",
+            "约定",
+            "以后",
+        ),
+    ),
+    ("version", "version", re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")),
+    (
+        "configuration",
+        "configuration",
+        _cues(
+            "config",
+            "configuration",
+            "setting",
+            "settings",
+            "environment variable",
+            "port",
+            "配置",
+            "设置",
+            "参数",
+        ),
+    ),
+    (
+        "done",
+        "success",
+        _cues(
+            "done",
+            "fixed",
+            "succeeded",
+            "success",
+            "shipped",
+            "released",
+            "completed",
+            "完成",
+            "成功",
+            "搞定",
+            "上线",
+        ),
+    ),
+    (
+        "date",
+        "date",
+        re.compile(
+            r"\b\d{4}-\d{2}-\d{2}\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\btomorrow\b|"
+            r"\bnext (?:week|month|year)\b|明天|后天|下周|下个月|\d+月\d+[日号]|周[一二三四五六日]",
+            re.I,
+        ),
+    ),
+    ("by the way", "by_the_way", _cues("by the way", "btw", "顺便说一下", "顺便", "随便说说")),
+]
+_ENTITY = re.compile(r"\[\[([^\]|#]+)|(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?)\b")
+_ACKNOWLEDGEMENT = re.compile(
+    r"^(?:ok(?:ay)?|k|sure|thanks?|thank you|thx|ty|yes|yep|no|nope|hi|hello|hey|bye|cool|"
+    r"nice|great|got it|好的?|好|嗯+|哦|谢谢|收到|明白|可以|行|👍|🙏|👌)[\s.!。！~]*$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Score:
+    """A line's importance with the reasons for it; ``dropped`` names why it is no memory."""
+
+    value: float
+    kind: str
+    reasons: tuple[str, ...]
+    dropped: str | None = None
+
+
+def _weighted_length(text: str) -> int:
+    """Length for the short-text rule: a CJK character says about as much as three Latin
+    letters, so "记住我对花生过敏" is not "short" while "ok thx" is."""
+    runs = CJK_RUN.findall(text)
+    cjk = sum(len(run) for run in runs)
+    return len(text) - cjk + 3 * cjk
+
+
+def entities(text: str) -> list[str]:
+    """Names a line mentions: ``[[links]]`` and capitalised words not starting a sentence."""
+    found = []
+    for link, name in _ENTITY.findall(text):
+        found.append((link or name).strip())
+    return [e for e in dict.fromkeys(found) if e]
+
+
+def score(text: str, weights: ScoringConfig | None = None, known: Iterable[str] = ()) -> Score:
+    """Score one line (its message text, without the time, role and fields).
+
+    Args:
+        text: the line's words.
+        weights: the ``[scoring]`` config (defaults when ``None``).
+        known: entities seen before; a line naming a new one gets the first-mention bonus.
+    """
+    w = weights or ScoringConfig()
+    stripped = text.strip()
+    if not stripped or _ACKNOWLEDGEMENT.match(stripped):
+        return Score(0.0, "acknowledgement", (), "a greeting or bare acknowledgement")
+    kind, base = "general fact", w.class_general
+    for name, key, pattern in CLASSES:
+        if pattern.search(stripped):
+            kind, base = name, getattr(w, key)
+            break
+    reasons = [f"{kind} {base:+.2f}"]
+    value = base
+    for name, key, pattern in SIGNALS:
+        if pattern.search(stripped):
+            weight = getattr(w, key)
+            value += weight
+            reasons.append(f"{name} {weight:+.2f}")
+    known_set = {k.casefold() for k in known}
+    new = [e for e in entities(stripped) if e.casefold() not in known_set]
+    if new:
+        value += w.first_mention
+        reasons.append(f"first mention of {new[0]} {w.first_mention:+.2f}")
+    if _weighted_length(stripped) < w.short_text_chars:
+        value *= w.short_text_factor
+        reasons.append(f"short text x{w.short_text_factor:g}")
+    return Score(round(min(1.0, max(0.0, value)), 4), kind, tuple(reasons))
