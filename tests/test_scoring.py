@@ -59,9 +59,11 @@ def test_signals(text: str, reason: str) -> None:
 
 def test_weights_add_up_and_are_clamped() -> None:
     result = score("We decided to always use SQLite for storage and search")
-    assert result.value == pytest.approx(0.5 + 0.2)
+    assert result.value == pytest.approx(0.5 + 0.2 - 0.1)  # general, decision, brief (55 chars)
     assert score("Please remember: I am allergic to penicillin, this is important").value == 1.0
-    assert score("By the way the lift squeaks in the mornings").value == pytest.approx(0.3)
+    assert score("By the way the lift squeaks in the mornings").value == pytest.approx(
+        0.5 - 0.2 - 0.1
+    )
 
 
 def test_short_text_counts_half_with_cjk_weighted() -> None:
@@ -94,7 +96,24 @@ def test_first_mention_of_an_entity() -> None:
 
 
 def test_every_weight_comes_from_config() -> None:
-    weights = ScoringConfig(class_general=0.1, decision=0.05)
+    weights = ScoringConfig(class_general=0.1, decision=0.05, brief=0.0)
     assert score("We decided to keep the old router in the hall", weights).value == pytest.approx(
         0.15
     )
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("I just signed with a new team and the season starts in March", "event"),
+        ("我昨天参加了一个关于长期记忆的研讨会，收获很大", "event"),
+        ("Did you ever go back to that little bakery near the station?", "question"),
+        ("你下周还去上海出差吗", "question"),
+        ("Wow, that sounds like a lot of fun for the whole family!", "chatter"),
+        ("哈哈，太好笑了，你们那边的猫也太可爱了吧", "chatter"),
+        ("x" * 130, "detailed"),
+        ("The printer on the second floor jams a lot", "brief"),
+    ],
+)
+def test_conversation_signals(text: str, reason: str) -> None:
+    assert any(r.startswith(reason) for r in score(text).reasons), score(text).reasons

@@ -55,6 +55,13 @@ class ScoringConfig:
     success: float = 0.10
     date: float = 0.05
     by_the_way: float = -0.20
+    event: float = 0.15
+    question: float = -0.15
+    chatter: float = -0.10
+    detail: float = 0.10
+    detail_chars: int = 120
+    brief: float = -0.10
+    brief_chars: int = 60
     short_text_chars: int = 20
     short_text_factor: float = 0.5
 

@@ -291,6 +291,34 @@ SIGNALS: list[tuple[str, str, re.Pattern[str]]] = [
     ),
     ("by the way", "by_the_way", _cues("by the way", "btw", "顺便说一下", "顺便", "随便说说")),
 ]
+# Conversation signals: something that happened (an event told in the first person) is
+# worth keeping; a question asks rather than tells; reactions and pleasantries are chatter.
+CONVERSATION: list[tuple[str, str, re.Pattern[str]]] = [
+    (
+        "event",
+        "event",
+        re.compile(
+            r"\b(?:i|we|my \w+)\s+(?:just\s+|recently\s+|finally\s+|already\s+)?(?:went|got|bought|"
+            r"signed|started|joined|made|painted|graduated|adopted|took|visited|finished|moved|won|"
+            r"lost|met|learned|tried|ran|volunteered|attended|received|built|created|wrote|read|saw|"
+            r"found|booked|planned|had|did|will|am going|'m going|have been|'ve been)\b"
+            r"|我(?:刚|已经|昨天|上周|今天)?(?:去了|买了|做了|参加了|完成了|搬到|开始|报名|见了|学了|拿到)",
+            re.I,
+        ),
+    ),
+    ("question", "question", re.compile(r"[?？]\s*$|吗\s*$")),
+    (
+        "chatter",
+        "chatter",
+        re.compile(
+            r"^(?:hey|hi|hello|thanks|thank you|wow|aw+|omg|haha|lol|bye|see ya|take care|"
+            r"congrat\w*|that's (?:great|awesome|amazing|cool|so)|"
+            r"sounds (?:great|fun|amazing)|glad)"
+            r"\b|^(?:哈哈|哇|太好了|真棒|谢谢|不错)",
+            re.I,
+        ),
+    ),
+]
 _ENTITY = re.compile(r"\[\[([^\]|#]+)|(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?)\b")
 _ACKNOWLEDGEMENT = re.compile(
     r"^(?:ok(?:ay)?|k|sure|thanks?|thank you|thx|ty|yes|yep|no|nope|hi|hello|hey|bye|cool|"
@@ -349,12 +377,24 @@ def score(text: str, weights: ScoringConfig | None = None, known: Iterable[str] 
             weight = getattr(w, key)
             value += weight
             reasons.append(f"{name} {weight:+.2f}")
+    for name, key, pattern in CONVERSATION:
+        if pattern.search(stripped):
+            weight = getattr(w, key)
+            value += weight
+            reasons.append(f"{name} {weight:+.2f}")
+    length = _weighted_length(stripped)
+    if length >= w.detail_chars:
+        value += w.detail
+        reasons.append(f"detailed {w.detail:+.2f}")
+    elif w.short_text_chars <= length < w.brief_chars:
+        value += w.brief
+        reasons.append(f"brief {w.brief:+.2f}")
     known_set = {k.casefold() for k in known}
     new = [e for e in entities(stripped) if e.casefold() not in known_set]
     if new:
         value += w.first_mention
         reasons.append(f"first mention of {new[0]} {w.first_mention:+.2f}")
-    if _weighted_length(stripped) < w.short_text_chars:
+    if length < w.short_text_chars:
         value *= w.short_text_factor
         reasons.append(f"short text x{w.short_text_factor:g}")
     return Score(round(min(1.0, max(0.0, value)), 4), kind, tuple(reasons))
