@@ -469,12 +469,18 @@ class Vault:
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         line, ident = made.line, made.block_id
+        written: list[str] = []
+
+        def append(old: str) -> str | None:
+            text = append_line(old, line, ident, when.date())
+            written[:] = [text] if text is not None else []
+            return text
+
         with vault_write_lock(self.root / STATE_DIR):
-            written = update_text(path, lambda old: append_line(old, line, ident, when.date()))
-        if not written:
-            return Remembered(rel, None, ident, "already remembered", made.masked)
+            if not update_text(path, append):
+                return Remembered(rel, None, ident, "already remembered", made.masked)
         self.index_paths([rel])
-        number = split_lines(path.read_text(encoding="utf-8")).index(line) + 1
+        number = written[0].count("\n")  # the line just appended is the note's last
         return Remembered(rel, number, ident, None, made.masked)
 
     # -- history (git) ------------------------------------------------------------------
