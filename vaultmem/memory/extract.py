@@ -1,0 +1,91 @@
+"""Metadata a memory line carries: URLs, repositories, shell commands, file paths,
+versions, dates, amounts, people and projects. Rules only; kept with each fact so that
+``vaultmem search --url`` and friends can find facts by what they mention.
+
+People and projects are told apart by the words around a name ("with Alice", "the Atlas
+project", a ``#project/atlas`` tag); a name with no such hint is left out of both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .scoring import SIGNALS
+
+_URL = re.compile(r"https?://[^\s<>\"'`\])]+")
+_SSH_REPO = re.compile(r"\bgit@([\w.-]+):([\w.-]+/[\w.-]+?)(?:\.git)?\b")
+_CODE = re.compile(r"`([^`\n]+)`")
+_COMMANDS = frozenset(
+    "git pip python python3 uv npm npx yarn pnpm node cargo go make docker kubectl ssh scp "
+    "rsync curl wget ls cd cp mv rm mkdir cat grep sed awk find tar sudo systemctl brew apt "
+    "apt-get psql sqlite3 vaultmem pytest ruff mypy bash sh zsh export chmod chown".split()
+)
+_PATH = re.compile(
+    r"(?<![\w/:.])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b|(?<![\w/:])~/[\w./-]+"
+)
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?:-[A-Za-z0-9.]+)?(?![\w.]*\d)")
+_PERSON_HINT = re.compile(
+    r"\b(?:with|met|from|by|to|asked|told|called|emailed|cc|@)\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)"
+    r"|\b([A-Z][a-z]+)(?:\s[A-Z][a-z]+)?\s+(?:said|says|thinks|wants|likes|prefers|leads|joined)\b"
+)
+_PROJECT_HINT = re.compile(
+    r"\b(?:the\s+)?([A-Z][\w-]+)\s+(?:project|repo|repository|app|service|release)\b"
+    r"|\bproject\s+([A-Z][\w-]+)|#project/([\w-]+)|项目\s*([A-Za-z][\w-]*)"
+)
+_DATE = next(p for name, _, p in SIGNALS if name == "date")
+_MONEY = re.compile(
+    r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kKmM]\b)?"
+    r"|\d[\d,]*(?:\.\d+)?\s?(?:万元|万|元|块钱|块|美元|欧元|千|亿|"
+    r"(?i:usd|eur|gbp|rmb|dollars?|euros?)\b)"
+)
+
+
+@dataclass
+class Metadata:
+    """What a line mentions. Every list keeps the order of first appearance, no repeats."""
+
+    urls: list[str] = field(default_factory=list)
+    repositories: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    versions: list[str] = field(default_factory=list)
+    dates: list[str] = field(default_factory=list)
+    amounts: list[str] = field(default_factory=list)
+    people: list[str] = field(default_factory=list)
+    projects: list[str] = field(default_factory=list)
+
+
+def _unique(items: list[str]) -> list[str]:
+    return [i for i in dict.fromkeys(i.strip() for i in items) if i]
+
+
+def extract(text: str) -> Metadata:
+    """Everything ``Metadata`` lists, found in one line of text."""
+    urls = _unique([u.rstrip(".,;:!?") for u in _URL.findall(text)])
+    repos = []
+    for url in urls:
+        match = re.match(
+            r"https?://(github\.com|gitlab\.com|codeberg\.org|bitbucket\.org)/([\w.-]+/[\w.-]+)",
+            url,
+        )
+        if match:
+            repos.append(f"{match.group(1)}/{match.group(2).removesuffix('.git')}")
+    repos += [f"{host}/{name}" for host, name in _SSH_REPO.findall(text)]
+    commands = [code.strip().removeprefix("$ ") for code in _CODE.findall(text)]
+    commands = [c for c in commands if c.split()[0] in _COMMANDS] if commands else []
+    without_urls = _URL.sub(" ", text)
+    paths = [p for p in _PATH.findall(without_urls) if not _VERSION.fullmatch(p)]
+    people = [a or b for a, b in _PERSON_HINT.findall(text)]
+    projects = [a or b or c or d for a, b, c, d in _PROJECT_HINT.findall(text)]
+    return Metadata(
+        urls=urls,
+        repositories=_unique(repos),
+        commands=_unique(commands),
+        paths=_unique(paths),
+        versions=_unique(_VERSION.findall(without_urls)),
+        dates=_unique([m.group(0) for m in _DATE.finditer(text)]),
+        amounts=_unique([m.group(0) for m in _MONEY.finditer(text)]),
+        people=_unique(people),
+        projects=_unique(projects),
+    )
