@@ -120,3 +120,21 @@ def _env() -> dict[str, str]:
     import os
 
     return dict(os.environ)
+
+
+def test_a_vault_in_a_subfolder_of_a_larger_repository(tmp_path: Path) -> None:
+    git.Repo.init(tmp_path / "repo")
+    write(tmp_path / "repo", "README.md", "not the vault's\n")
+    Vault.init(tmp_path / "repo" / "notes")
+    with Vault(tmp_path / "repo" / "notes") as vault:
+        note = write(vault.root, "facts/a.md", "- then: sandpiper\n")
+        first = vault.commit()
+        assert first is not None and first.files == ("facts/a.md",)
+        note.write_text("- now\n")
+        vault.commit()
+        assert [c.files for c in vault.log("facts/a.md")][0] == ("facts/a.md",)
+        result = vault.restore(first.sha, to=tmp_path / "snap")
+        assert "facts/a.md" in result.paths and "README.md" not in result.paths
+        assert (tmp_path / "snap/facts/a.md").read_text() == "- then: sandpiper\n"
+        vault.restore(first.sha, ["facts/a.md"])
+        assert note.read_text() == "- then: sandpiper\n"

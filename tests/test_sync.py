@@ -62,14 +62,26 @@ def test_both_devices_append_to_the_same_daily_note(devices: tuple[Vault, Vault]
     assert files(a) == files(b)
 
 
-def test_both_devices_edit_the_same_fact(devices: tuple[Vault, Vault]) -> None:
+def edit_on_both(devices: tuple[Vault, Vault], note: str, base: str, on_a: str, on_b: str) -> None:
+    """Both devices start from ``base``; each edits the note its own way; A syncs first."""
     a, b = devices
-    write(a.root, "facts/people.md", "- Alice likes tea\n")
+    write(a.root, note, base)
     a.sync()
     b.sync()
-    (a.root / "facts/people.md").write_text("- Alice likes green tea\n")
-    (b.root / "facts/people.md").write_text("- Alice likes black coffee\n")
+    (a.root / note).write_text(on_a)
+    (b.root / note).write_text(on_b)
     a.sync()
+
+
+def test_both_devices_edit_the_same_fact(devices: tuple[Vault, Vault]) -> None:
+    a, b = devices
+    edit_on_both(
+        devices,
+        "facts/people.md",
+        "- Alice likes tea\n",
+        "- Alice likes green tea\n",
+        "- Alice likes black coffee\n",
+    )
     result = b.sync()
     assert len(result.conflicts) == 1
     note, copy = result.conflicts[0]
@@ -82,13 +94,8 @@ def test_both_devices_edit_the_same_fact(devices: tuple[Vault, Vault]) -> None:
 
 
 def test_the_cli_reports_conflicts_and_exits_one(devices: tuple[Vault, Vault]) -> None:
-    a, b = devices
-    write(a.root, "topics/x.md", "one\n")
-    a.sync()
-    b.sync()
-    (a.root / "topics/x.md").write_text("two\n")
-    (b.root / "topics/x.md").write_text("three\n")
-    a.sync()
+    _, b = devices
+    edit_on_both(devices, "topics/x.md", "one\n", "two\n", "three\n")
     done = subprocess.run(
         [sys.executable, "-m", "vaultmem", "sync", "--vault", str(b.root)],
         capture_output=True,

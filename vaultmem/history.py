@@ -159,6 +159,10 @@ class History:
         except git.GitCommandNotFound as exc:
             raise GitError("git is not installed") from exc
         self.git = git.Git(str(root))  # runs in the vault folder: vault-relative pathspecs
+        # Git names files from the repository's top folder; the vault may be a folder in it.
+        self.top = Path(str(self.repo.working_tree_dir)).resolve()
+        inside = root.resolve().relative_to(self.top).as_posix()
+        self.prefix = "" if inside == "." else inside + "/"
 
     def run(self, *args: str) -> str:
         """Run one git command in the vault folder.
@@ -189,8 +193,7 @@ class History:
         return paths
 
     def _vault_relative(self, top_relative: str) -> str:
-        top = Path(str(self.repo.working_tree_dir)).resolve()
-        return (top / top_relative).relative_to(self.root.resolve()).as_posix()
+        return top_relative.removeprefix(self.prefix)
 
     def commit(self, message: str | None = None) -> Commit | None:
         """Commit every change in the vault (the index and caches stay out, by .gitignore).
@@ -271,10 +274,9 @@ class History:
                 raise GitError(
                     f"{at!r} is neither a date (YYYY-MM-DD) nor a revision of this vault"
                 ) from None
-        found = self.log_of(sha)
-        return found
+        return self.commit_info(sha)
 
-    def log_of(self, sha: str) -> Commit:
+    def commit_info(self, sha: str) -> Commit:
         """One commit by its sha."""
         out = self.run("show", "-s", "--format=%H%x1f%cI%x1f%an%x1f%s", sha).strip()
         full, date, author, message = out.split("\x1f", 3)
@@ -288,30 +290,24 @@ class History:
         return [self._vault_relative(p) for p in out.split("\0") if p]
 
     def _top_paths(self, paths: list[str]) -> list[str]:
-        top = Path(str(self.repo.working_tree_dir)).resolve()
-        prefix = self.root.resolve().relative_to(top).as_posix()
-        base = "" if prefix == "." else prefix + "/"
-        return [base + p.strip("/") for p in paths] if paths else [base or "."]
+        if paths:
+            return [self.prefix + p.strip("/") for p in paths]
+        return [self.prefix or "."]
 
     def export(self, sha: str, paths: list[str], target: Path) -> list[str]:
         """Write the vault's files as they were at ``sha`` into the empty folder ``target``."""
         top_paths = self._top_paths(paths)
         data = self.repo.git.archive("--format=tar", sha, "--", *top_paths, stdout_as_string=False)
-        top = Path(str(self.repo.working_tree_dir)).resolve()
-        prefix = self.root.resolve().relative_to(top).as_posix()
         written: list[str] = []
         with tarfile.open(fileobj=io.BytesIO(data)) as archive:
             for member in archive.getmembers():
-                name = member.name
-                if prefix != ".":
-                    if not name.startswith(prefix + "/"):
-                        continue
-                    name = name[len(prefix) + 1 :]
-                if not member.isfile() or not name:
+                if not member.isfile() or not member.name.startswith(self.prefix):
                     continue
-                destination = (target / name).resolve()
-                if target.resolve() not in destination.parents:
+                name = member.name.removeprefix(self.prefix)
+                parts = name.split("/")
+                if not name or name.startswith("/") or ".." in parts:
                     continue  # never write outside the target folder
+                destination = target.joinpath(*parts)
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 source = archive.extractfile(member)
                 if source is not None:
@@ -437,11 +433,10 @@ def _merge(history: History, upstream: str, remote: str, result: SyncResult) -> 
             history.run("merge", "--abort")
             raise
     when = dt.datetime.now()
-    top = Path(str(history.repo.working_tree_dir))
     for top_path in conflicted:
         ours = _stage(history, 2, top_path)
         theirs = _stage(history, 3, top_path)
-        target = top / top_path
+        target = history.top / top_path
         rel = history._vault_relative(top_path)
         keep = ours if ours is not None else theirs
         if keep is not None:
