@@ -22,6 +22,7 @@ HIT_FIELDS = {
     "tags",
     "kind",
     "chunk_id",
+    "block_id",
 }
 
 

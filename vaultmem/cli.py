@@ -183,7 +183,7 @@ def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
 
 
 @cli.command()
-@click.argument("query", callback=_utf8)
+@click.argument("query", callback=_utf8, required=False, default="")
 @click.option(
     "--limit", "-n", type=click.IntRange(1, MAX_LIMIT), default=None, help="Most hits to show [10]."
 )
@@ -200,6 +200,10 @@ def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
 )
 @click.option("--since", callback=_date, help="Only chunks dated on or after YYYY-MM-DD.")
 @click.option("--until", callback=_date, help="Only chunks dated on or before YYYY-MM-DD.")
+@click.option(
+    "--url", callback=_utf8, help="Only facts whose [url:: ] holds this text (QUERY optional)."
+)
+@click.option("--all", "include_archive", is_flag=True, help="Search the archive too.")
 @json_option
 @vault_option
 def search(
@@ -209,6 +213,8 @@ def search(
     tag: str | None,
     since: str | None,
     until: str | None,
+    url: str | None,
+    include_archive: bool,
     as_json: bool,
     vault_path: Path | None,
 ) -> None:
@@ -220,8 +226,19 @@ def search(
 
     Example: vaultmem search "budget review" --since 2026-01-01 --json
     """
+    if not query and not url:
+        raise click.UsageError("give a QUERY, or --url")
     with open_vault(vault_path) as vault:
-        hits = vault.search(query, limit=limit, path=path_glob, tag=tag, since=since, until=until)
+        hits = vault.search(
+            query,
+            limit=limit,
+            path=path_glob,
+            tag=tag,
+            since=since,
+            until=until,
+            url=url,
+            include_archive=include_archive,
+        )
     if as_json:
         _echo_json([hit.as_dict() for hit in hits])
     else:
@@ -541,3 +558,136 @@ def show(target: str, context: int, as_json: bool, vault_path: Path | None) -> N
     width = len(str(end))
     for number, text in enumerate(excerpt.lines, excerpt.line_start):
         click.echo(f"{number:>{width}} | {text}")
+
+
+@cli.command()
+@click.option(
+    "--mode",
+    type=click.Choice(["quick", "daily", "full"]),
+    default="daily",
+    show_default=True,
+    help="quick: decay and MEMORY.md only; daily: new lines too; full: rescore every line.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the diff it would make; write nothing.")
+@click.option("--today", callback=_date, help="Run as of this YYYY-MM-DD (default: today).")
+@json_option
+@vault_option
+def consolidate(
+    mode: str, dry_run: bool, today: str | None, as_json: bool, vault_path: Path | None
+) -> None:
+    """Distill daily notes into facts and topics, decay, and rebuild MEMORY.md's block.
+
+    Rules only, no model. A second run changes nothing; a run that was killed can simply be
+    run again. Ends in one git commit when the vault is a git repository.
+
+    Example: vaultmem consolidate --dry-run
+    """
+    when = dt.date.fromisoformat(today) if today else None
+    with open_vault(vault_path) as vault:
+        report = vault.consolidate(mode, dry_run=dry_run, today=when)
+    for notice in report.notices:
+        click.echo(f"Warning: {notice}", err=True)
+    if as_json:
+        _echo_json(report.as_dict())
+        return
+    if dry_run:
+        click.echo(report.diff, nl=False)
+        click.echo(f"(dry run) {report.summary()}", err=True)
+        return
+    click.echo(report.summary())
+    click.echo(
+        f"{report.collected} lines collected, {report.admitted} admitted; "
+        f"{len(report.changed)} files changed"
+        + (f"; commit {report.commit[:10]}" if report.commit else "")
+    )
+
+
+@cli.command()
+@click.argument("ident", metavar="ID", callback=_utf8)
+@click.option("--reason", callback=_utf8, help="Why, kept beside the struck words.")
+@click.option(
+    "--hard", is_flag=True, help="Remove the words from the files (git history keeps them)."
+)
+@json_option
+@vault_option
+def forget(
+    ident: str, reason: str | None, hard: bool, as_json: bool, vault_path: Path | None
+) -> None:
+    """Take back a memory by its block id: a fact (f...) or a daily-note line.
+
+    The words are struck through and kept, with the date and reason; --hard removes them
+    from the working files. Either way consolidation will not distill them again.
+
+    Example: vaultmem forget f3a9c1d2e4 --reason "moved away"
+    """
+    with open_vault(vault_path) as vault:
+        done = vault.forget(ident, reason=reason, hard=hard)
+    if as_json:
+        _echo_json(
+            {
+                "block_id": done.block_id,
+                "lines": done.lines,
+                "changed": done.changed,
+                "commit": done.commit,
+            }
+        )
+        return
+    for notice in done.notices:
+        click.echo(f"Warning: {notice}", err=True)
+    verb = "removed" if hard else "struck through"
+    for line in done.lines:
+        click.echo(f"{verb} {line}")
+
+
+@cli.command()
+@json_option
+@vault_option
+def tree(as_json: bool, vault_path: Path | None) -> None:
+    """Show the fact categories with how many facts each holds, by tier.
+
+    Example: vaultmem tree
+    """
+    with open_vault(vault_path) as vault:
+        counts = vault.tiers()
+    if as_json:
+        _echo_json(counts)
+        return
+    columns = ("hot", "warm", "cold", "superseded", "archive")
+    totals: dict[str, dict[str, int]] = {}
+    for path, row in counts.items():
+        parts = path.removesuffix(".md").split("/")
+        for depth in range(1, len(parts) + 1):
+            key = "/".join(parts[:depth]) + ("" if depth == len(parts) else "/")
+            into = totals.setdefault(key, dict.fromkeys(columns, 0))
+            for column in columns:
+                into[column] += row.get(column, 0)
+    click.echo(f"{'':44}" + "".join(f"{c:>11}" for c in columns))
+    for key in sorted(totals):
+        depth = key.rstrip("/").count("/")
+        name = (
+            "  " * depth + key.rstrip("/").rsplit("/", 1)[-1] + ("/" if key.endswith("/") else "")
+        )
+        click.echo(f"{name[:44]:44}" + "".join(f"{totals[key][c]:>11}" for c in columns))
+
+
+@cli.command()
+@json_option
+@vault_option
+def validate(as_json: bool, vault_path: Path | None) -> None:
+    """Check the vault: broken links, facts without a source, malformed inline fields,
+    duplicate block ids, secrets, entries missing the URL or command they mention.
+
+    Exit code 0 when clean, 1 when problems were found.
+
+    Example: vaultmem validate
+    """
+    with open_vault(vault_path) as vault:
+        problems = vault.validate()
+    if as_json:
+        _echo_json([vars(p) for p in problems])
+    else:
+        for problem in problems:
+            click.echo(str(problem))
+        click.echo(f"{len(problems)} problem(s)" if problems else "no problems", err=True)
+    if problems:
+        sys.exit(1)

@@ -67,12 +67,41 @@ class ScoringConfig:
 
 
 @dataclass(frozen=True)
+class MemoryConfig:
+    """``[memory]``: consolidation, tiers and decay, topics, ``MEMORY.md`` (docs/config.md)."""
+
+    admit_threshold: float = 0.5
+    duplicate_similarity: float = 0.8
+    conflict_similarity: float = 0.5
+    decay_fact: float = 0.008  # a day
+    decay_belief: float = 0.07
+    decay_summary: float = 0.025
+    importance_slowdown: float = 0.5  # decay x (1 - importance x this)
+    reinforcement: float = 0.1  # x (1 + this x ln(1 + accesses))
+    tier_hot: float = 0.7
+    tier_warm: float = 0.3
+    tier_cold: float = 0.05
+    hotness_mention: float = 0.05
+    hotness_daily: float = 0.95
+    topic_active: float = 0.5
+    topic_dormant: float = 0.1
+    topic_min_facts: int = 2
+    summary_min_facts: int = 3
+    budget_tokens: int = 2000
+    lessons: int = 20
+    highlight_days: int = 3
+    track_access: bool = True
+    device: str = ""  # the access log's name; empty: this machine's host name
+
+
+@dataclass(frozen=True)
 class Config:
     """All settings of one vault."""
 
     index: IndexConfig = field(default_factory=IndexConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     scoring: ScoringConfig = field(default_factory=ScoringConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
 
 
 def _section(cls: type[Any], name: str, raw: object) -> Any:
@@ -96,7 +125,7 @@ def _section(cls: type[Any], name: str, raw: object) -> Any:
             value = tuple(value)
         elif isinstance(default, float) and isinstance(value, int):
             value = float(value)  # TOML writes 1 for 1.0
-        elif isinstance(default, bool) or not isinstance(value, type(default)):
+        elif not isinstance(value, type(default)):
             raise ConfigError(
                 f"{CONFIG_PATH}: {name}.{key} must be {type(default).__name__}, got {value!r}"
             )
@@ -112,6 +141,11 @@ _MINIMUM = {
     "index.chunk_max_chars": 100,
     "index.busy_timeout_ms": 0,
     "search.default_limit": 1,
+    "memory.budget_tokens": 50,
+    "memory.topic_min_facts": 1,
+    "memory.summary_min_facts": 1,
+    "memory.lessons": 0,
+    "memory.highlight_days": 0,
 }
 
 
@@ -128,7 +162,12 @@ def load_config(vault_root: Path) -> Config:
         return Config()
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{CONFIG_PATH} is not valid TOML: {exc}") from exc
-    sections = {"index": IndexConfig, "search": SearchConfig, "scoring": ScoringConfig}
+    sections = {
+        "index": IndexConfig,
+        "search": SearchConfig,
+        "scoring": ScoringConfig,
+        "memory": MemoryConfig,
+    }
     unknown = set(raw) - set(sections)
     if unknown:
         raise ConfigError(f"{CONFIG_PATH}: unknown section [{sorted(unknown)[0]}]")

@@ -107,6 +107,7 @@ class Hit:
     tags: list[str] = field(default_factory=list)
     kind: str = ""
     chunk_id: str = ""
+    block_id: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The hit as a JSON-ready dict."""
@@ -120,6 +121,7 @@ class Hit:
             "tags": self.tags,
             "kind": self.kind,
             "chunk_id": self.chunk_id,
+            "block_id": self.block_id,
         }
 
 
@@ -220,6 +222,8 @@ def search(
     tag: str | None = None,
     since: str | None = None,
     until: str | None = None,
+    url: str | None = None,
+    exclude_glob: str | None = None,
 ) -> list[Hit]:
     """Search the index; see the module docstring for how ranking works.
 
@@ -232,16 +236,19 @@ def search(
         tag: keep chunks carrying this tag (inline or in frontmatter), or a nested one below it.
         since: keep chunks dated on or after this ``YYYY-MM-DD``.
         until: keep chunks dated on or before this ``YYYY-MM-DD``.
+        url: keep chunks with a ``[url:: ]`` field holding this text (any case); with an
+            empty query, every such chunk, in path and line order.
+        exclude_glob: leave out chunks whose path matches (``archive/*`` unless asked).
 
     Returns:
         Hits, best first.
     """
     parsed = parse_query(query)
     match = parsed.match
-    if not match or limit <= 0:
+    if (not match and not url) or limit <= 0:
         return []
-    where = ["chunks_fts MATCH ?"]
-    params: list[Any] = [match]
+    where: list[str] = []
+    params: list[Any] = []
     if path_glob:
         where.append("c.path GLOB ?")
         params.append(path_glob)
@@ -259,9 +266,31 @@ def search(
     if until:
         where.append(f"{_CHUNK_DATE} <= ?")
         params.append(until)
+    if url:
+        where.append(
+            "EXISTS (SELECT 1 FROM fields u WHERE u.chunk = c.id AND u.key = 'url'"
+            " AND instr(lower(u.value), lower(?)) > 0)"
+        )
+        params.append(url)
+    if exclude_glob:
+        where.append("NOT c.path GLOB ?")
+        params.append(exclude_glob)
     limit = min(limit, MAX_LIMIT)
     pool = max(limit * 10, 200)
-    columns = "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id"
+    columns = (
+        "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id, c.block_id"
+    )
+    if not match:
+        sql = (
+            f"SELECT {columns}, 0 FROM chunks c JOIN files f ON f.path = c.path"
+            f" WHERE {' AND '.join(where)} ORDER BY c.path, c.line_start LIMIT ?"
+        )
+        rows = conn.execute(sql, [*params, limit]).fetchall()
+        hits = [Hit(r[1], r[2], r[3], r[4], 0.0, r[5], [], r[6], r[7], r[8]) for r in rows]
+        _attach_tags(conn, hits, [r[0] for r in rows])
+        return hits
+    where.insert(0, "chunks_fts MATCH ?")
+    params.insert(0, match)
     if len(where) == 1:
         # No filters: let FTS5 pick the best candidates alone, then join only those rows.
         sql = (
@@ -277,8 +306,8 @@ def search(
             f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
         )
     rows = conn.execute(sql, [*params, pool]).fetchall()
-    ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[8]))[:limit]
-    hits = [Hit(r[1], r[2], r[3], r[4], -r[8], r[5], [], r[6], r[7]) for r in ranked]
+    ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[9]))[:limit]
+    hits = [Hit(r[1], r[2], r[3], r[4], -r[9], r[5], [], r[6], r[7], r[8]) for r in ranked]
     _attach_tags(conn, hits, [r[0] for r in ranked])
     return hits
 

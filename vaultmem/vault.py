@@ -35,12 +35,15 @@ from .files import (
 )
 from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import Job, parallel_map, plan_changes
+from .memory.facts import parse_entries
 from .memory.remember import append_line, capture, daily_note_path
 from .parse import parse_document, split_lines
 from .search import Hit
 
 if TYPE_CHECKING:
     from .history import Commit, History, LineVersion, RestoreResult, SyncResult
+    from .memory.consolidate import Report as ConsolidationReport
+    from .memory.validate import Problem
 from .search import search as run_search
 
 STATE_DIR = ".vaultmem"
@@ -98,6 +101,17 @@ class Remembered:
     block_id: str | None
     skipped: str | None = None
     masked: int = 0  # secrets masked in the stored line
+
+
+@dataclass
+class Forgotten:
+    """What ``forget`` changed."""
+
+    block_id: str
+    lines: list[str]
+    changed: list[str]
+    notices: list[str]
+    commit: str | None
 
 
 @dataclass
@@ -408,8 +422,16 @@ class Vault:
         tag: str | None = None,
         since: str | None = None,
         until: str | None = None,
+        url: str | None = None,
+        include_archive: bool = False,
+        track: bool = True,
     ) -> list[Hit]:
-        """Keyword search (see ``vaultmem.search``); builds the index first if it never was."""
+        """Keyword search (see ``vaultmem.search``); builds the index first if it never was.
+
+        The archive (``archive/``) is left out unless ``include_archive``. Hits on facts
+        are written to this device's access log (which reinforces them at the next
+        consolidation) unless ``track`` is false or ``memory.track_access`` is off.
+        """
 
         def run() -> list[Hit]:
             if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
@@ -422,12 +444,30 @@ class Vault:
                 tag=tag,
                 since=since,
                 until=until,
+                url=url,
+                exclude_glob=None if include_archive else "archive/*",
             )
             if not hits:
                 self.db.probe()  # make sure "nothing found" is not a damaged index talking
             return hits
 
-        return self._recovering(run)
+        hits = self._recovering(run)
+        if track and self.config.memory.track_access:
+            self._log_access(hits)
+        return hits
+
+    def _log_access(self, hits: list[Hit]) -> None:
+        from .memory import ledger
+
+        events = [
+            ("access", hit.block_id)
+            for hit in hits
+            if hit.block_id and hit.path.startswith(("facts/", "archive/"))
+        ]
+        try:
+            ledger.append(self.root, self.device, events)
+        except OSError as exc:  # a read-only vault can still be searched
+            self.notices.append(f"access log not written: {exc.strerror or exc}")
 
     # -- memory ---------------------------------------------------------------------------
 
@@ -482,6 +522,111 @@ class Vault:
         self.index_paths([rel])
         number = written[0].count("\n")  # the line just appended is the note's last
         return Remembered(rel, number, ident, None, made.masked)
+
+    def consolidate(
+        self, mode: str = "daily", *, dry_run: bool = False, today: dt.date | None = None
+    ) -> ConsolidationReport:
+        """Distill daily notes into facts and topics, decay, and rebuild ``MEMORY.md``'s
+        block (see ``memory/consolidate.py``). Ends in one git commit when the vault is in
+        a repository; with ``dry_run``, only ``report.diff`` says what would change.
+
+        Raises:
+            VaultmemError: an unknown mode, or a note that could not be written.
+        """
+        from .memory import ledger
+        from .memory.consolidate import MODES, Consolidation
+
+        if mode not in MODES:
+            raise VaultmemError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
+        run = Consolidation(self.root, self.config, today or dt.date.today(), mode)
+        edits = run.plan()
+        report = run.report
+        report.dry_run = dry_run
+        if dry_run:
+            report.diff = edits.preview(self.root)
+            return report
+        report.changed, notices = edits.apply(self.root, self.root / STATE_DIR)
+        report.notices += notices
+        ledger.append(self.root, self.device, run.events)
+        run.save_checkpoint()
+        if report.changed:
+            self.index_paths(report.changed)
+        report.commit = self._commit_quietly(report.summary(), report.notices)
+        return report
+
+    def forget(
+        self,
+        ident: str,
+        *,
+        reason: str | None = None,
+        hard: bool = False,
+        today: dt.date | None = None,
+    ) -> Forgotten:
+        """Take back a memory by its block id: a fact (``f...``), or a daily-note line
+        (``m...``, or ``YYYY-MM-DD#id`` for ids that repeat across notes) with the facts
+        distilled from it. Soft strikes the words through; ``hard`` removes them from the
+        working files (git history keeps them). See ``memory/forget.py``.
+
+        Raises:
+            VaultmemError: no line has that block id.
+        """
+        from .memory import ledger
+        from .memory.consolidate import Consolidation
+        from .memory.forget import Target, plan_forget
+
+        day, _, block = ident.rpartition("#")
+        block = block.lstrip("^")
+        today = today or dt.date.today()
+        run = Consolidation(self.root, self.config, today, "quick")
+        run.load_facts()
+        found = [Target(f.path, f.entry) for f in run.facts if f.id == block and not day]
+        for path, text in run.notes("memory", f"memory/{day}.md" if day else None):
+            found += [Target(path, e) for e in parse_entries(text) if e.block_id == block]
+        if not found:
+            raise VaultmemError(f"no memory line has the block id ^{block}")
+        plan = plan_forget(found, run.facts, reason=reason, hard=hard, today=today)
+        changed, notices = plan.edits.apply(self.root, self.root / STATE_DIR)
+        ledger.append(self.root, self.device, plan.events)
+        after = Consolidation(self.root, self.config, today, "quick")
+        more, _ = after.plan(memory_only=True).apply(self.root, self.root / STATE_DIR)
+        changed += more
+        if changed:
+            self.index_paths(changed)
+        verb = "forget --hard" if hard else "forget"
+        commit = self._commit_quietly(f"{verb} ^{block}", notices)
+        return Forgotten(block, plan.lines, changed, notices, commit)
+
+    def tiers(self, today: dt.date | None = None) -> dict[str, dict[str, int]]:
+        """Facts per file of ``facts/`` and ``archive/``, counted by tier today."""
+        from .memory.consolidate import Consolidation
+
+        run = Consolidation(self.root, self.config, today or dt.date.today(), "quick")
+        return run.tier_counts()
+
+    def validate(self) -> list[Problem]:
+        """Problems a person should look at, each with its file and line
+        (see ``memory/validate.py``)."""
+        from .memory.validate import validate
+
+        return validate(self.root, self.config)
+
+    @property
+    def device(self) -> str:
+        """This device's name in the memory log."""
+        from .memory.ledger import device_name
+
+        return device_name(self.config.memory.device)
+
+    def _commit_quietly(self, message: str, notices: list[str]) -> str | None:
+        """Commit when the vault is in a git repository; a notice, not an error, otherwise."""
+        from .errors import GitError
+
+        try:
+            commit = self.history.commit(message)
+        except GitError as exc:
+            notices.append(f"not committed: {exc}")
+            return None
+        return commit.sha if commit else None
 
     # -- history (git) ------------------------------------------------------------------
 

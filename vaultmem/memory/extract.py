@@ -29,6 +29,12 @@ _PERSON_HINT = re.compile(
     r"\b(?:with|met|from|by|to|asked|told|called|emailed|cc|@)\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)"
     r"|\b([A-Z][a-z]+)(?:\s[A-Z][a-z]+)?\s+(?:said|says|thinks|wants|likes|prefers|leads|joined)\b"
 )
+# Capitalised words the person hints ("to Monday", "from January") catch that are no one.
+_NOT_NAMES = frozenset(
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April "
+    "May June July August September October November December Today Tomorrow Yesterday "
+    "The This That These Those There Here What When Where Why How It We You They I".split()
+)
 _PROJECT_HINT = re.compile(
     r"\b(?:the\s+)?([A-Z][\w-]+)\s+(?:project|repo|repository|app|service|release)\b"
     r"|\bproject\s+([A-Z][\w-]+)|#project/([\w-]+)|项目\s*([A-Za-z][\w-]*)"
@@ -76,7 +82,7 @@ def extract(text: str) -> Metadata:
     commands = [c for c in commands if c.split()[0] in _COMMANDS] if commands else []
     without_urls = _URL.sub(" ", text)
     paths = [p for p in _PATH.findall(without_urls) if not _VERSION.fullmatch(p)]
-    people = [a or b for a, b in _PERSON_HINT.findall(text)]
+    people = [a or b for a, b in _PERSON_HINT.findall(text) if (a or b) not in _NOT_NAMES]
     projects = [a or b or c or d for a, b, c, d in _PROJECT_HINT.findall(text)]
     return Metadata(
         urls=urls,

@@ -335,6 +335,7 @@ class Score:
     kind: str
     reasons: tuple[str, ...]
     dropped: str | None = None
+    signals: frozenset[str] = frozenset()  # the config keys of the signals that fired
 
 
 def _weighted_length(text: str) -> int:
@@ -372,16 +373,13 @@ def score(text: str, weights: ScoringConfig | None = None, known: Iterable[str] 
             break
     reasons = [f"{kind} {base:+.2f}"]
     value = base
-    for name, key, pattern in SIGNALS:
+    fired = set()
+    for name, key, pattern in (*SIGNALS, *CONVERSATION):
         if pattern.search(stripped):
             weight = getattr(w, key)
             value += weight
             reasons.append(f"{name} {weight:+.2f}")
-    for name, key, pattern in CONVERSATION:
-        if pattern.search(stripped):
-            weight = getattr(w, key)
-            value += weight
-            reasons.append(f"{name} {weight:+.2f}")
+            fired.add(key)
     length = _weighted_length(stripped)
     if length >= w.detail_chars:
         value += w.detail
@@ -397,4 +395,23 @@ def score(text: str, weights: ScoringConfig | None = None, known: Iterable[str] 
     if length < w.short_text_chars:
         value *= w.short_text_factor
         reasons.append(f"short text x{w.short_text_factor:g}")
-    return Score(round(min(1.0, max(0.0, value)), 4), kind, tuple(reasons))
+    return Score(round(min(1.0, max(0.0, value)), 4), kind, tuple(reasons), None, frozenset(fired))
+
+
+# A statement of likelihood is a belief, held with the confidence its words express.
+LIKELIHOOD: list[tuple[re.Pattern[str], float]] = [
+    (_cues("almost certainly", "most likely", "大概率", "多半"), 0.8),
+    (_cues("probably", "likely", "大概", "估计"), 0.7),
+    (_cues("i think", "i believe", "i guess", "我觉得", "我认为", "可能"), 0.6),
+    (_cues("maybe", "perhaps", "possibly", "也许", "或许", "说不定"), 0.5),
+    (_cues("might", "not sure", "不确定"), 0.4),
+]
+
+
+def likelihood(text: str) -> float | None:
+    """The confidence a statement of likelihood expresses ("probably", "可能"), or ``None``
+    for a plain statement."""
+    for pattern, confidence in LIKELIHOOD:
+        if pattern.search(text):
+            return confidence
+    return None

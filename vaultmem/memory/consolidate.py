@@ -1,0 +1,580 @@
+"""Consolidation: daily-note lines become facts, topics, tiers and ``MEMORY.md``, by rules.
+
+The phases (``docs/memory.md``), each reading the files as they are now:
+
+1. **collect** the daily-note lines not yet distilled: no fact cites them as its source and
+   the memory log does not list them;
+2. **score** them with the rule table and **admit** those at or above the threshold;
+3. **distill** each into a fact line in its category file, with its metadata and a link to
+   the exact daily-note line; a statement of likelihood becomes a belief;
+4. **dedupe and detect conflicts** against the live facts: a repeat is logged against the
+   fact it repeats, a later fact confirms a belief, a contradiction supersedes;
+5. **topics**: pages for the people, projects, repositories and concepts facts mention;
+6. **decay**: facts whose score fell under the cold tier move to ``archive/``;
+7. **MEMORY.md**: the generated block, rebuilt within its token budget.
+
+The plan is a set of ``Edits`` (functions of each note's current text), so a run is
+idempotent, and a run killed at any point and run again ends where one clean run would:
+fact ids derive from their source line, appends skip ids already written, and a
+superseding fact carries ``[supersedes:: ]`` so the strike-through is redone if missed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Config
+from ..context import BlockError, Section, block_of, count_tokens, fit, replace_block
+from ..files import atomic_write, read_note, scan_notes
+from ..parse import find_links
+from .categories import is_lesson, route
+from .conflicts import FactSet
+from .edits import Edits
+from .extract import extract
+from .facts import (
+    PLAIN_ROLES,
+    Entry,
+    Fact,
+    daily_date,
+    fact_id,
+    fact_link,
+    fraction,
+    line_id,
+    parse_entries,
+    parse_entry,
+    render_fact,
+    source_key,
+    source_link,
+    with_block_id,
+    with_fields,
+    without_fields,
+)
+from .ledger import Ledger
+from .remember import ECHO_MARKERS, NOISE_PREFIXES, mask_secrets
+from .scoring import entities, likelihood, score
+from .tiers import TIERS, current_score, tier
+from .topics import Topic, page_block, page_header
+
+MODES = ("quick", "daily", "full")
+CHECKPOINT = ".vaultmem/consolidate.json"
+MEMORY_FILE = "MEMORY.md"
+# Apply order: a fact must never link to a daily-note block id not yet written, and a fact
+# moving to the archive is written there before it leaves ``facts/``.
+_ORDER = ("memory/", "archive/", "facts/", "topics/")
+_KIND_RANK = {"person": 0, "project": 1, "repository": 2, "concept": 3}
+
+
+@dataclass
+class Report:
+    """What a run did (or, with ``--dry-run``, would do)."""
+
+    mode: str
+    dry_run: bool
+    today: str
+    collected: int = 0
+    admitted: int = 0
+    new_facts: int = 0
+    repeats: int = 0
+    beliefs: int = 0
+    confirmed: int = 0
+    superseded: int = 0
+    archived: int = 0
+    topics: int = 0
+    memory_tokens: int = 0
+    changed: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    commit: str | None = None
+    diff: str = ""
+
+    def summary(self) -> str:
+        parts = [
+            f"{self.new_facts} new facts",
+            f"{self.repeats} repeats",
+            f"{self.confirmed} beliefs confirmed",
+            f"{self.superseded} superseded",
+            f"{self.archived} archived",
+            f"{self.topics} topics",
+        ]
+        return f"consolidate ({self.mode}): " + ", ".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Consolidation:
+    """One run's plan. ``plan()`` reads the vault and returns the edits; nothing is written
+    until the caller applies them (``Vault.consolidate``)."""
+
+    def __init__(self, root: Path, config: Config, today: dt.date, mode: str = "daily") -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}")
+        self.root, self.config, self.today, self.mode = root, config, today, mode
+        self.memory = config.memory
+        self.report = Report(mode, False, today.isoformat())
+        self.edits = Edits()
+        self.events: list[tuple[str, ...]] = []  # for the memory log, once applied
+        self.facts: list[Fact] = []
+        self.by_id: dict[str, Fact] = {}
+        self.factset = FactSet()
+        self.pending: defaultdict[str, list[str]] = defaultdict(list)
+        self.checkpoint: dict[str, dict[str, Any]] = {}
+        self.changed: set[str] = set()  # ids of facts changed in this run
+        self.topics: list[Topic] = []
+
+    # -- reading ----------------------------------------------------------------------
+
+    def notes(self, folder: str, only: str | None = None) -> list[tuple[str, str]]:
+        """``(path, text)`` of the readable notes under a folder (or just the note
+        ``only``), in path order."""
+        found = []
+        for stat in sorted(scan_notes(self.root, self.config.index.exclude, folder), key=_path):
+            if stat.skip_reason or (only is not None and stat.path != only):
+                continue
+            read = read_note(self.root / stat.path, self.config.index.max_file_bytes)
+            if read.text is None:
+                self.report.notices.append(f"{stat.path}: {read.warnings[0]}")
+                continue
+            found.append((stat.path, read.text))
+        return found
+
+    def load_facts(self) -> None:
+        """Read every fact line of ``facts/`` and ``archive/``."""
+        for folder in ("facts", "archive"):
+            for path, text in self.notes(folder):
+                for entry in parse_entries(text):
+                    self._add_fact(Fact(path, entry))
+
+    def _add_fact(self, fact: Fact) -> None:
+        self.facts.append(fact)
+        if fact.id is None:
+            return
+        known = self.by_id.get(fact.id)
+        if known is None or (known.archived and not fact.archived):
+            self.by_id[fact.id] = fact
+        if fact.live and not fact.archived:
+            self.factset.add(fact.id, fact.text)
+
+    # -- phases -----------------------------------------------------------------------
+
+    def plan(self, *, memory_only: bool = False) -> Edits:
+        """Read the vault and plan every phase the mode runs (with ``memory_only``, only the
+        ``MEMORY.md`` block, as after ``forget``)."""
+        self.load_facts()
+        ledger = Ledger.read(self.root)
+        self.accesses = ledger.accesses
+        self.cited = {key for fact in self.facts for key in fact.sources}
+        if not memory_only:
+            if self.mode != "quick":
+                self._collect(self.cited | set(ledger.distilled))
+            self._reconcile()
+            self._decay()
+            for path, lines in self.pending.items():
+                self.edits.append_lines(path, lines, _facts_header(path))
+        self._topics(write=self.mode != "quick" and not memory_only)
+        self._memory_md()
+        self.edits.changes = dict(
+            sorted(self.edits.changes.items(), key=lambda item: _rank(item[0]))
+        )
+        return self.edits
+
+    def _collect(self, distilled: set[str]) -> None:
+        """Phases 1-4 over every daily note, oldest first."""
+        saved = self._read_checkpoint() if self.mode == "daily" else {}
+        known: set[str] = {e.casefold() for fact in self.facts for e in entities(fact.text)}
+        for path, text in self.notes("memory"):
+            day = daily_date(path)
+            if day is None:
+                continue
+            digest = _digest(text)
+            earlier = saved.get(path)
+            if earlier and earlier.get("hash") == digest:
+                known.update(earlier.get("entities", []))
+                self.checkpoint[path] = earlier
+                continue
+            seen: list[str] = []
+            for entry in parse_entries(text):
+                if entry.struck or not entry.text or _is_noise(entry.text):
+                    continue
+                names = entities(entry.text)
+                seen += names
+                ident = entry.block_id or line_id(entry.text)
+                key = source_key(day, ident)
+                if key in distilled:
+                    if entry.block_id is None and key in self.cited:
+                        self._give_block_id(path, entry, ident)
+                    known.update(n.casefold() for n in names)
+                    continue
+                self.report.collected += 1
+                self._admit(path, day, entry, ident, known)
+                known.update(n.casefold() for n in names)
+                distilled.add(key)
+            self.checkpoint[path] = {"hash": digest, "entities": sorted(set(seen))}
+
+    def _admit(self, path: str, day: str, entry: Entry, ident: str, known: set[str]) -> None:
+        rated = score(entry.text, self.config.scoring, known)
+        value = fraction(entry.field("importance"), rated.value)  # a caller's word wins
+        if rated.dropped or value < self.memory.admit_threshold:
+            return
+        self.report.admitted += 1
+        key = source_key(day, ident)
+        if entry.block_id is None:
+            self._give_block_id(path, entry, ident)
+        text, _ = mask_secrets(entry.text)
+        if entry.role and entry.role.casefold() not in PLAIN_ROLES:
+            text = f"{entry.role}: {text}"
+        confidence = likelihood(text)
+        match = self.factset.best(
+            text, self.memory.duplicate_similarity, self.memory.conflict_similarity
+        )
+        supersedes = None
+        if match is not None:
+            old = self.by_id[match.key]
+            if old.kind == "belief" and confidence is None and match.verdict != "conflict":
+                self._change_fact(
+                    old,
+                    lambda line: with_fields(
+                        without_fields(line, ("confidence",)),
+                        [("confirmed_by", source_link(key))],
+                    ),
+                )
+                self.report.confirmed += 1
+                return
+            if match.verdict == "duplicate":
+                self.events.append(("distilled", key, match.key))
+                self.report.repeats += 1
+                return
+            if match.verdict == "conflict" and not old.pinned and old.id:
+                supersedes = fact_link(old.path, old.id)
+        meta = extract(text)
+        target = route(rated, meta)
+        line = render_fact(
+            text,
+            ident=fact_id(key),
+            kind="belief" if confidence is not None else rated.kind,
+            importance=round(value, 2),
+            sources=[key],
+            meta=meta,
+            confidence=confidence,
+            supersedes=supersedes,
+        )
+        self.pending[target].append(line)
+        new = parse_entry(line)
+        assert new is not None
+        self._add_fact(Fact(target, new))
+        self.report.new_facts += 1
+        self.report.beliefs += confidence is not None
+
+    def _give_block_id(self, path: str, entry: Entry, ident: str) -> None:
+        """Append a block id to a daily-note line a person typed, so a fact can link to it."""
+        raw = entry.raw
+
+        def change(old: str) -> str:
+            lines = old.split("\n")
+            for number, line in enumerate(lines):
+                if line.rstrip("\r") == raw:
+                    ending = "\r" if line.endswith("\r") else ""
+                    lines[number] = with_block_id(raw, ident) + ending
+                    return "\n".join(lines)
+            return old
+
+        self.edits.add(path, change)
+
+    def _change_fact(self, fact: Fact, change: Any) -> None:
+        """Change a fact line, whether it is already in a file or planned in this run."""
+        assert fact.id is not None
+        self.changed.add(fact.id)
+        pending = self.pending.get(fact.path, [])
+        for number, line in enumerate(pending):
+            if line.endswith(f"^{fact.id}"):
+                pending[number] = change(line)
+                break
+        else:
+            self.edits.edit_line(fact.path, fact.id, change)
+        updated = parse_entry(change(fact.entry.raw))
+        if updated is not None:
+            fact.entry = updated
+        if not fact.live:
+            self.factset.discard(fact.id)
+
+    def _reconcile(self) -> None:
+        """Strike every fact a live fact says it supersedes (redone after a crash), and drop
+        from ``facts/`` a line already moved to the archive."""
+        archived = {f.id for f in self.facts if f.archived and f.id}
+        for fact in list(self.facts):
+            if fact.id and not fact.archived and fact.id in archived:
+                self.edits.remove_line(fact.path, fact.id)
+                fact.moved = True
+        for fact in self.facts:
+            if not fact.live or fact.archived or not fact.id:
+                continue
+            for ident in fact.supersedes:
+                old = self.by_id.get(ident)
+                if old is None or not old.live or old.pinned or old is fact:
+                    continue
+                when = str(fact.day or self.today)
+                link = fact_link(fact.path, fact.id)
+                self._change_fact(
+                    old,
+                    lambda line, link=link, when=when: with_fields(
+                        line, [("superseded_by", link), ("superseded", when)], strike=True
+                    ),
+                )
+                self.report.superseded += 1
+
+    def _live(self) -> list[Fact]:
+        return [f for f in self.facts if f.live and not f.archived and not f.moved]
+
+    def _topics(self, write: bool) -> None:
+        topics: dict[str, Topic] = {}
+        for fact in self._live():
+            if fact.id is None:
+                continue
+            for name, kind in _mentions(fact):
+                topic = topics.setdefault(name.casefold(), Topic(name, kind))
+                topic.facts.append(fact)
+                if _KIND_RANK[kind] < _KIND_RANK[topic.kind]:
+                    topic.kind = kind
+        for topic in topics.values():  # the same page whichever order facts were read in
+            topic.facts.sort(key=lambda f: (f.path, f.id or ""))
+        self.topics = [t for t in topics.values() if len(t.facts) >= self.memory.topic_min_facts]
+        for topic in self.topics if write else []:
+            block = page_block(topic, self.today, self.memory)
+            if self._set_block(topic.path, block, page_header(topic)):
+                self.report.topics += 1
+
+    def _set_block(self, path: str, block: str, header: str) -> bool:
+        """Plan a new generated block for a page; ``False`` when it would not change."""
+        try:
+            current = (self.root / path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            current = ""
+        except (OSError, UnicodeDecodeError) as exc:
+            self.report.notices.append(f"{path}: cannot update ({exc}); left unchanged")
+            return False
+        if block_of(current) == block:
+            return False
+        try:
+            replace_block(current or header, block)
+        except BlockError as exc:
+            self.report.notices.append(f"{path}: {exc}; left unchanged")
+            return False
+
+        def change(old: str) -> str:
+            try:
+                return replace_block(old or header, block)
+            except BlockError:  # a person broke the markers meanwhile: their text wins
+                return old
+
+        self.edits.add(path, change)
+        return True
+
+    def _score(self, fact: Fact) -> float:
+        return current_score(
+            fact.importance,
+            fact.kind,
+            fact.day,
+            self.today,
+            accesses=self.accesses.get(fact.id or "", 0),
+            pinned=fact.pinned,
+            config=self.memory,
+        )
+
+    def _decay(self) -> None:
+        """Move facts whose score fell below the cold tier to the archive, word for word.
+        A fact new in this run that is already that cold (distilled from an old note) is
+        written to the archive directly, so that a second run has nothing left to move."""
+        for fact in self.facts:
+            if fact.archived or fact.id is None or fact.pinned or fact.moved:
+                continue
+            if tier(self._score(fact), self.memory) != "archive":
+                continue
+            target = "archive/" + fact.path.removeprefix("facts/")
+            pending = self.pending.get(fact.path, [])
+            planned = [line for line in pending if line.endswith(f"^{fact.id}")]
+            if planned:
+                pending.remove(planned[0])
+                self.pending[target].append(planned[0])
+                fact.path = target
+            elif fact.id in self.changed:
+                continue  # changed in this run: it moves next run, as the file then has it
+            else:
+                self.edits.add(
+                    target, _move_in(self.root / fact.path, fact.id, _facts_header(target))
+                )
+                self.edits.remove_line(fact.path, fact.id)
+                fact.moved = True
+            self.report.archived += 1
+
+    def _memory_md(self) -> None:
+        block = self.memory_block()
+        self.report.memory_tokens = count_tokens(block)
+        self._set_block(MEMORY_FILE, block, "# Memory\n\n")
+
+    def memory_block(self) -> str:
+        """``MEMORY.md``'s generated block for the facts as planned."""
+        live = [f for f in self._live() if f.id or f.text]
+        scored = sorted(live, key=lambda f: (-self._score(f), f.id or ""))
+        shown: set[int] = set()
+
+        def lines(facts: list[Fact], limit: int | None = None) -> list[str]:
+            out = []
+            for fact in facts:
+                if id(fact) in shown:
+                    continue
+                shown.add(id(fact))
+                text = fact.text if len(fact.text) <= 200 else fact.text[:199] + "…"
+                out.append(f"- {text}" + (f" ({fact.id})" if fact.id else ""))
+                if limit is not None and len(out) >= limit:
+                    break
+            return out
+
+        owner = [f for f in scored if f.pinned or f.kind in ("identity", "health", "safety")]
+        identity = Section("Owner and identity", lines(owner), 1)
+        context = Section("Active context", self._active_context(), 2)
+        lessons = Section(
+            "Lessons",
+            lines([f for f in scored if is_lesson(f.path)], self.memory.lessons),
+            3,
+        )
+        recent = Section("Last days", self._highlights(live), 4)
+        top = Section("Top facts", lines(scored), 5)
+        counts = {name: 0 for name in TIERS}
+        for fact in live:
+            counts[tier(self._score(fact), self.memory)] += 1
+        archived = sum(1 for f in self.facts if f.archived)
+        index = Section(
+            "Vault",
+            [
+                f"{len(live)} facts ({counts['hot']} hot, {counts['warm']} warm, "
+                f"{counts['cold']} cold), {archived} archived, {len(self.topics)}"
+                " topics; find more with `vaultmem search`."
+            ],
+            0,
+        )
+        return fit([identity, context, lessons, top, recent, index], self.memory.budget_tokens)
+
+    def _active_context(self) -> list[str]:
+        out = []
+        hot = sorted(
+            (t for t in self.topics if t.status(self.today, self.memory) == "active"),
+            key=lambda t: -t.hotness(self.today, self.memory),
+        )
+        out += [
+            f"- [[{t.path.removesuffix('.md')}|{t.name}]] ({t.kind}, hotness "
+            f"{t.hotness(self.today, self.memory):.2f})"
+            for t in hot[:10]
+        ]
+        since = self.today - dt.timedelta(days=14)
+        for path, text in self.notes("memory"):
+            day = daily_date(path)
+            if day is None or day < since.isoformat():
+                continue
+            out += [f"- [ ] {e.text} ({day})" for e in parse_entries(text) if e.open_task]
+        return out
+
+    def _highlights(self, live: list[Fact]) -> list[str]:
+        first = self.today - dt.timedelta(days=self.memory.highlight_days - 1)
+        by_day: defaultdict[dt.date, list[Fact]] = defaultdict(list)
+        for fact in live:
+            if fact.day and first <= fact.day <= self.today:
+                by_day[fact.day].append(fact)
+        out = []
+        for day in sorted(by_day, reverse=True):
+            best = sorted(by_day[day], key=lambda f: (-f.importance, f.id or ""))[:3]
+            out.append(f"- {day}: " + "; ".join(f.text[:120] for f in best))
+        return out
+
+    def tier_counts(self) -> dict[str, dict[str, int]]:
+        """Facts per file, by tier (``archive`` for the files of ``archive/``)."""
+        self.load_facts()
+        self.accesses = Ledger.read(self.root).accesses
+        counts: dict[str, dict[str, int]] = {}
+        for fact in self.facts:
+            if not fact.live and not fact.archived:
+                name = "superseded"
+            else:
+                name = "archive" if fact.archived else tier(self._score(fact), self.memory)
+            row = counts.setdefault(fact.path, dict.fromkeys((*TIERS, "superseded"), 0))
+            row[name] += 1
+        return counts
+
+    # -- checkpoint -------------------------------------------------------------------
+
+    def _read_checkpoint(self) -> dict[str, dict[str, Any]]:
+        try:
+            data = json.loads((self.root / CHECKPOINT).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        notes = data.get("notes") if isinstance(data, dict) else None
+        return notes if isinstance(notes, dict) else {}
+
+    def save_checkpoint(self) -> None:
+        """Remember which daily notes were fully dealt with (a speed-up only: without it,
+        a run reads every daily note again and reaches the same result)."""
+        if self.mode == "quick":
+            return
+        data = json.dumps({"version": 1, "notes": self.checkpoint}, ensure_ascii=False)
+        atomic_write(self.root / CHECKPOINT, data.encode("utf-8"))
+
+
+def _path(stat: Any) -> str:
+    return str(stat.path)
+
+
+def _rank(path: str) -> tuple[int, str]:
+    for number, prefix in enumerate(_ORDER):
+        if path.startswith(prefix):
+            return (number, path)
+    return (len(_ORDER), path)
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def _is_noise(text: str) -> bool:
+    lowered = text.lower()
+    return lowered.startswith(NOISE_PREFIXES) or any(m in text for m in ECHO_MARKERS)
+
+
+def _facts_header(path: str) -> str:
+    name = path.rsplit("/", 1)[-1].removesuffix(".md")
+    category = path.split("/", 1)[-1].removesuffix(".md")
+    return f"---\ntype: facts\ncategory: {category}\n---\n\n# {name.capitalize()}\n\n"
+
+
+def _mentions(fact: Fact) -> list[tuple[str, str]]:
+    """The topics a fact names, each once: ``(name, kind)``, the first kind found winning."""
+    found = [(name, "person") for name in fact.metadata("person")]
+    found += [(name, "project") for name in fact.metadata("project")]
+    found += [(name, "repository") for name in fact.metadata("repo")]
+    for target, _embed in find_links(fact.text):
+        if target and not daily_date(f"memory/{target}.md") and "/" not in target:
+            found.append((target, "concept"))
+    unique: dict[str, tuple[str, str]] = {}
+    for name, kind in found:
+        unique.setdefault(name.casefold(), (name, kind))
+    return list(unique.values())
+
+
+def _move_in(source: Path, block_id: str, header: str) -> Any:
+    """An archive change that copies the fact's line as it is in ``facts/`` when applied."""
+    from .edits import _append
+
+    def change(old: str) -> str:
+        try:
+            text = source.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return old
+        for line in text.splitlines():
+            if line.rstrip().endswith(f"^{block_id}"):
+                return _append(old, [line.rstrip()], header)
+        return old
+
+    return change

@@ -1,0 +1,123 @@
+"""Planned changes to notes, kept as functions of a note's current text.
+
+Consolidation and ``forget`` never write a text they computed from an earlier read: each
+change is a function from the note's text to its new text, applied with
+``files.update_text`` under the vault's write lock. A note a person saves meanwhile is
+re-read and the change applied on top of their version. Every change is idempotent (an
+appended line is skipped when its block id is already there; a line edit finds its line
+by block id), so applying a plan twice, or again after a crash, gives the same files.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import VaultmemError
+from ..files import update_text, vault_write_lock
+
+Change = Callable[[str], str]
+
+
+class Edits:
+    """Changes by vault-relative path, in the order they were planned."""
+
+    def __init__(self) -> None:
+        self.changes: dict[str, list[Change]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.changes)
+
+    def add(self, path: str, change: Change) -> None:
+        self.changes.setdefault(path, []).append(change)
+
+    def append_lines(self, path: str, lines: list[str], header: str) -> None:
+        """Append lines (each ending in a block id) not already in the note; a new note
+        starts with ``header``."""
+        self.add(path, lambda old: _append(old, lines, header))
+
+    def edit_line(self, path: str, block_id: str, change: Callable[[str], str]) -> None:
+        """Change the line that ends with ``^block_id`` (nothing if a person removed it)."""
+        self.add(path, lambda old: _edit(old, block_id, change))
+
+    def remove_line(self, path: str, block_id: str) -> None:
+        self.add(path, lambda old: _edit(old, block_id, lambda line: ""))
+
+    def new_text(self, path: str, old: str) -> str:
+        for change in self.changes.get(path, []):
+            old = change(old)
+        return old
+
+    def preview(self, root: Path) -> str:
+        """The unified diff the plan would make."""
+        parts: list[str] = []
+        for path in self.changes:
+            old = _read(root / path)
+            new = self.new_text(path, old)
+            if new != old:
+                parts += difflib.unified_diff(
+                    old.splitlines(keepends=True),
+                    new.splitlines(keepends=True),
+                    f"a/{path}",
+                    f"b/{path}",
+                )
+        return "".join(part if part.endswith("\n") else part + "\n" for part in parts)
+
+    def apply(self, root: Path, state_dir: Path) -> tuple[list[str], list[str]]:
+        """Write every change. Returns the paths written and one notice per note left alone
+        (not valid UTF-8: rewriting it would lose the undecodable bytes)."""
+        written, notices = [], []
+        for path, changes in self.changes.items():
+            target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+
+            def change(old: str, changes: list[Change] = changes) -> str | None:
+                new = old
+                for step in changes:
+                    new = step(new)
+                return None if new == old else new
+
+            try:
+                with vault_write_lock(state_dir):
+                    if update_text(target, change):
+                        written.append(path)
+            except UnicodeDecodeError:
+                notices.append(f"{path}: not valid UTF-8; left unchanged")
+            except OSError as exc:
+                raise VaultmemError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        return written, notices
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return ""
+
+
+def _has_block(text: str, block_id: str) -> bool:
+    return re.search(rf"\s\^{re.escape(block_id)}[ \t]*$", text, re.M) is not None
+
+
+def _append(old: str, lines: list[str], header: str) -> str:
+    new = [line for line in lines if not _has_block(old, line.rsplit("^", 1)[-1])]
+    if not new:
+        return old
+    if not old.strip():
+        old = header
+    elif not old.endswith("\n"):
+        old += "\n"
+    return old + "\n".join(new) + "\n"
+
+
+def _edit(old: str, block_id: str, change: Callable[[str], str]) -> str:
+    pattern = re.compile(rf"^.*\s\^{re.escape(block_id)}[ \t]*(?:\r?\n|\Z)", re.M)
+    match = pattern.search(old)
+    if match is None:
+        return old
+    line = match.group(0)
+    ending = line[len(line.rstrip("\r\n")) :]
+    new = change(line.rstrip("\r\n"))
+    return old[: match.start()] + (new + ending if new else "") + old[match.end() :]

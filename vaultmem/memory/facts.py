@@ -1,0 +1,311 @@
+"""The one-line formats people read and edit: daily-note entries and fact lines.
+
+A daily-note entry is a list item, as ``remember`` writes it or as a person types it::
+
+    - 14:03 **user** Alice is allergic to peanuts #health [source:: chat] ^m3f9a1c2e
+    - **Caroline**: I went to a support group yesterday ^d1-3
+    - bought a new bike
+
+A fact is a list item in ``facts/`` (or ``archive/``) with Dataview inline fields and a block
+id (``docs/facts.md``)::
+
+    - Alice is allergic to peanuts [kind:: health] [importance:: 1] [person:: Alice]
+      [source:: [[2026-11-22#^m3f9a1c2e]]] ^f8c21d0a9b4
+
+This module only reads and renders lines; deciding what to write is ``consolidate``'s.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from ..parse import find_fields, find_tags
+from .extract import Metadata
+
+# A list item, with the optional parts vaultmem writes: time, **role**, a task box.
+_ITEM = re.compile(
+    r"^(?P<lead>\s*[-*+]\s+(?:\[(?P<box>[ xX])\]\s+)?)"
+    r"(?:(?P<time>\d{1,2}:\d{2})\s+)?"
+    r"(?:\*\*(?P<role>[^*\n]{1,60})\*\*:?\s*)?"
+    r"(?P<rest>.*)$"
+)
+_FIELD_TEXT = re.compile(r"\[[^\W\d][\w \-/]{0,60}?::(?:[^\[\]\n]|\[\[[^\]\n]*\]\])*\]")
+_BLOCK_ID_END = re.compile(r"\s\^([A-Za-z0-9-]+)\s*$")
+_SOURCE = re.compile(r"\[\[([^\]#|]+)#\^([A-Za-z0-9-]+)")
+_STRUCK = re.compile(r"^~~.*~~$", re.S)
+_DAY = re.compile(r"(\d{4}-\d{2}-\d{2})")
+_DAILY = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})\.md$")
+# Roles that are not a person's name: a fact keeps the words alone.
+PLAIN_ROLES = frozenset({"user", "assistant", "agent", "system", "me", "owner", "ai", "bot"})
+# vaultmem's own fields on a fact line; everything else a person added is kept as is.
+METADATA_FIELDS = (
+    ("url", "urls"),
+    ("repo", "repositories"),
+    ("cmd", "commands"),
+    ("path", "paths"),
+    ("version", "versions"),
+    ("when", "dates"),
+    ("amount", "amounts"),
+    ("person", "people"),
+    ("project", "projects"),
+)
+
+
+@dataclass
+class Entry:
+    """One list item of a note, taken apart."""
+
+    number: int  # 1-based line number
+    raw: str
+    text: str  # the words: no time, role, inline fields or block id
+    role: str | None
+    block_id: str | None
+    fields: list[tuple[str, str]] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    open_task: bool = False
+
+    @property
+    def struck(self) -> bool:
+        """Struck through (superseded or forgotten): no longer a live memory."""
+        return bool(_STRUCK.match(self.text)) or any(
+            key in ("superseded_by", "forgotten") for key, _ in self.fields
+        )
+
+    def field(self, key: str) -> str | None:
+        """The first value of an inline field."""
+        return next((value for k, value in self.fields if k == key), None)
+
+    def values(self, key: str) -> list[str]:
+        """Every value of an inline field (metadata fields repeat)."""
+        return [value for k, value in self.fields if k == key]
+
+
+def parse_entries(text: str) -> list[Entry]:
+    """Every top-level list item of a note (fenced code skipped)."""
+    entries = []
+    fence: str | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = None if fence == marker else (fence or marker)
+            continue
+        if fence or line[:1].isspace():
+            continue
+        entry = parse_entry(line, number)
+        if entry is not None:
+            entries.append(entry)
+    return entries
+
+
+def parse_entry(line: str, number: int = 0) -> Entry | None:
+    """A list item taken apart, or ``None`` for any other line."""
+    match = _ITEM.match(line)
+    if match is None:
+        return None
+    rest = match["rest"]
+    block = _BLOCK_ID_END.search(" " + rest)
+    block_id = block.group(1) if block else None
+    if block:
+        rest = (" " + rest)[: block.start()].strip()
+    words = " ".join(_FIELD_TEXT.sub(" ", rest).split())
+    if not words and not block_id:
+        return None
+    return Entry(
+        number,
+        line,
+        words,
+        match["role"].strip() if match["role"] else None,
+        block_id,
+        find_fields(rest),
+        find_tags(rest),
+        match["box"] == " ",
+    )
+
+
+def daily_date(rel: str) -> str | None:
+    """``YYYY-MM-DD`` of a daily note's path, or ``None`` for any other note."""
+    match = _DAILY.match(rel)
+    return match.group(1) if match else None
+
+
+def source_key(day: str, block_id: str) -> str:
+    """The key of a daily-note line across the vault: its note's date and its block id."""
+    return f"{day}#{block_id}"
+
+
+def fact_id(key: str) -> str:
+    """A fact's block id, from the key of the line it was distilled from: running
+    consolidation twice, or after a crash, makes the same id."""
+    return "f" + hashlib.blake2b(key.encode(), digest_size=5).hexdigest()
+
+
+def line_id(text: str) -> str:
+    """A block id for a line a person typed without one."""
+    normal = " ".join(text.split()).casefold()
+    return "m" + hashlib.blake2b(f"\0{normal}".encode(), digest_size=5).hexdigest()
+
+
+@dataclass
+class Fact:
+    """A fact line of ``facts/`` or ``archive/``, read back."""
+
+    path: str
+    entry: Entry
+    moved: bool = False  # planned to move to the archive in this run
+
+    @property
+    def id(self) -> str | None:
+        return self.entry.block_id
+
+    @property
+    def text(self) -> str:
+        return self.entry.text.removeprefix("~~").removesuffix("~~")
+
+    @property
+    def kind(self) -> str:
+        if self.entry.field("confidence") is not None:
+            return "belief"
+        return self.entry.field("kind") or "fact"
+
+    @property
+    def importance(self) -> float:
+        return fraction(self.entry.field("importance"), 0.5)
+
+    @property
+    def confidence(self) -> float | None:
+        value = self.entry.field("confidence")
+        return None if value is None else fraction(value, 0.5)
+
+    @property
+    def supersedes(self) -> list[str]:
+        """Block ids of the facts this one replaced."""
+        values = self.entry.values("supersedes")
+        return [ident for value in values for _, ident in _SOURCE.findall(value)]
+
+    @property
+    def sources(self) -> list[str]:
+        """Keys (``date#blockid``) of the daily-note lines this fact came from."""
+        keys = []
+        for key in ("source", "confirmed_by"):
+            for value in self.entry.values(key):
+                for note, ident in _SOURCE.findall(value):
+                    keys.append(f"{note.rsplit('/', 1)[-1]}#{ident}")
+        return keys
+
+    @property
+    def day(self) -> dt.date | None:
+        """When the fact was learnt: its first source's date, else ``[created::]``/``[date::]``."""
+        candidates = [s.split("#", 1)[0] for s in self.sources]
+        candidates += [v for k in ("created", "date") for v in self.entry.values(k)]
+        for value in candidates:
+            match = _DAY.search(value)
+            if match:
+                try:
+                    return dt.date.fromisoformat(match.group(1))
+                except ValueError:
+                    continue
+        return None
+
+    @property
+    def pinned(self) -> bool:
+        return "pinned" in (t.casefold() for t in self.entry.tags) or (
+            (self.entry.field("pinned") or "").casefold() in ("true", "yes", "1")
+        )
+
+    @property
+    def live(self) -> bool:
+        return not self.entry.struck
+
+    @property
+    def archived(self) -> bool:
+        return self.path.startswith("archive/")
+
+    def metadata(self, key: str) -> list[str]:
+        return self.entry.values(key)
+
+
+def fraction(value: str | None, default: float) -> float:
+    """A field value read as a number clamped to 0..1; ``default`` when absent or not a number."""
+    try:
+        return min(1.0, max(0.0, float(value))) if value is not None else default
+    except ValueError:
+        return default
+
+
+def render_fact(
+    text: str,
+    *,
+    ident: str,
+    kind: str,
+    importance: float,
+    sources: list[str],
+    meta: Metadata,
+    confidence: float | None = None,
+    supersedes: str | None = None,
+) -> str:
+    """A new fact line (``docs/facts.md``)."""
+    parts = [f"- {text}", f"[kind:: {kind}]", f"[importance:: {importance:g}]"]
+    if confidence is not None:
+        parts.append(f"[confidence:: {confidence:g}]")
+    for key, attribute in METADATA_FIELDS:
+        parts += [f"[{key}:: {_field_value(v)}]" for v in getattr(meta, attribute)]
+    parts += [f"[source:: {source_link(key)}]" for key in sources]
+    if supersedes:
+        parts.append(f"[supersedes:: {supersedes}]")
+    parts.append(f"^{ident}")
+    return " ".join(parts)
+
+
+def source_link(key: str) -> str:
+    """``date#blockid`` as the wikilink Obsidian follows to the exact line."""
+    day, ident = key.split("#", 1)
+    return f"[[{day}#^{ident}]]"
+
+
+def fact_link(path: str, ident: str) -> str:
+    """A wikilink to a fact line."""
+    return f"[[{path.removesuffix('.md')}#^{ident}]]"
+
+
+def _field_value(value: str) -> str:
+    return " ".join(value.replace("[", "(").replace("]", ")").split())
+
+
+def with_fields(line: str, fields: list[tuple[str, str]], *, strike: bool = False) -> str:
+    """The line with inline fields added before its block id, its words struck through
+    when asked; the words themselves are kept."""
+    match = _ITEM.match(line)
+    if match is None:
+        return line
+    lead, rest = match["lead"], line[match.end("lead") :]
+    block = _BLOCK_ID_END.search(" " + rest)
+    tail = ""
+    if block:
+        tail = " " + (" " + rest)[block.start() :].strip()
+        rest = (" " + rest)[: block.start()].strip()
+    if strike:
+        first_field = _FIELD_TEXT.search(rest)
+        words = rest[: first_field.start()] if first_field else rest
+        others = rest[len(words) :]
+        words = words.strip()
+        if words and not _STRUCK.match(words):
+            words = f"~~{words}~~"
+        rest = f"{words} {others.strip()}".strip()
+    added = " ".join(f"[{key}:: {value}]" for key, value in fields)
+    return f"{lead}{rest} {added}{tail}".rstrip()
+
+
+def without_fields(line: str, keys: tuple[str, ...]) -> str:
+    """The line without the inline fields named."""
+    for key in keys:
+        line = re.sub(rf"\s*\[{re.escape(key)}::(?:[^\[\]\n]|\[\[[^\]\n]*\]\])*\]", "", line)
+    return line
+
+
+def with_block_id(line: str, ident: str) -> str:
+    """A line a person typed, given a block id so a fact can link to it."""
+    return f"{line.rstrip()} ^{ident}"

@@ -1,0 +1,172 @@
+"""``vaultmem validate``: problems in the vault a person should look at, with file and line.
+
+* ``broken-link``: a ``[[wikilink]]`` to no note or file, or to a ``^block`` id the note
+  does not have;
+* ``no-source``: a live fact line in ``facts/`` without a ``[source:: ]`` link;
+* ``bad-field``: an inline field that does not parse (``[key:: value`` left open, ``[:: x]``);
+* ``duplicate-id``: a block id used twice in one note, or a fact id in two fact files;
+* ``secret``: something that looks like a password, API key, token or private key;
+* ``missing-reference``: a daily-note entry that speaks of "this link" or "the command"
+  without holding a URL or a command.
+
+Nothing here writes; it reads the files, not the index.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import Config
+from ..files import read_note, scan_notes
+from ..parse import find_fields
+from .extract import extract
+from .facts import daily_date, parse_entries
+from .remember import MASK, mask_secrets
+
+_LINK = re.compile(r"!?\[\[([^\[\]|\n]*?)(?:\|[^\[\]\n]*)?\]\]")
+_OPEN_FIELD = re.compile(r"\[([^\[\]\n]{0,60})::")
+_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$")
+_REFERENCE = re.compile(
+    r"\b(?:this|that|the following|here(?:'s| is) the|below)\s+(?:link|url|command|script)\b"
+    r"|(?:这个|下面的|以下)(?:链接|网址|命令)",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int
+    kind: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.kind}: {self.message}"
+
+
+def validate(root: Path, config: Config) -> list[Problem]:
+    """Every problem found, ordered by file and line."""
+    notes: dict[str, str] = {}
+    for stat in scan_notes(root, config.index.exclude):
+        if stat.skip_reason:
+            continue
+        read = read_note(root / stat.path, config.index.max_file_bytes)
+        if read.text is not None:
+            notes[stat.path] = read.text
+    names = _link_targets(root, config, notes)
+    blocks = {path: _block_ids(text) for path, text in notes.items()}
+    problems: list[Problem] = []
+    fact_ids: defaultdict[str, list[tuple[str, int]]] = defaultdict(list)
+    for path, text in sorted(notes.items()):
+        problems += _check_lines(path, text, names, blocks)
+        if path.startswith("facts/"):
+            for entry in parse_entries(text):
+                if entry.block_id:
+                    fact_ids[entry.block_id].append((path, entry.number))
+                if not entry.struck and entry.field("source") is None:
+                    problems.append(
+                        Problem(path, entry.number, "no-source", "fact without [source:: ]")
+                    )
+        if daily_date(path):
+            problems += _missing_references(path, text)
+    for ident, places in fact_ids.items():
+        files = sorted({p for p, _ in places})
+        if len(files) > 1:
+            for path, line in places:
+                others = ", ".join(f for f in files if f != path)
+                problems.append(
+                    Problem(path, line, "duplicate-id", f"fact id ^{ident} also in {others}")
+                )
+    return sorted(problems, key=lambda p: (p.path, p.line, p.kind))
+
+
+def _missing_references(path: str, text: str) -> list[Problem]:
+    problems = []
+    for entry in parse_entries(text):
+        if _REFERENCE.search(entry.text):
+            found = extract(entry.text)
+            if not (found.urls or found.commands):
+                message = "mentions a link or command but holds none"
+                problems.append(Problem(path, entry.number, "missing-reference", message))
+    return problems
+
+
+def _check_lines(
+    path: str, text: str, names: dict[str, str], blocks: dict[str, dict[str, int]]
+) -> list[Problem]:
+    problems = []
+    seen: dict[str, int] = {}
+    fence = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        block = _BLOCK_ID.search(line)
+        if block:
+            ident = block.group(1)
+            if ident in seen:
+                problems.append(
+                    Problem(path, number, "duplicate-id", f"^{ident} also on line {seen[ident]}")
+                )
+            seen.setdefault(ident, number)
+        for target in _LINK.findall(line):
+            problem = _check_link(target, path, names, blocks)
+            if problem:
+                problems.append(Problem(path, number, "broken-link", problem))
+        parsed = len(find_fields(line)) if "::" in line else 0
+        opened = len(_OPEN_FIELD.findall(line))
+        if opened > parsed or "[::" in line:
+            problems.append(Problem(path, number, "bad-field", "an inline field does not parse"))
+        if mask_secrets(line.replace(MASK, " "))[1]:  # vaultmem's own mask is no secret
+            problems.append(Problem(path, number, "secret", "looks like a password, key or token"))
+    return problems
+
+
+def _check_link(
+    target: str, path: str, names: dict[str, str], blocks: dict[str, dict[str, int]]
+) -> str | None:
+    note, _, anchor = target.partition("#")
+    note = note.strip()
+    if not note:
+        resolved: str | None = path
+    else:
+        key = note.casefold().removesuffix(".md")
+        resolved = names.get(key) or names.get(key.rsplit("/", 1)[-1])
+        if resolved is None:
+            return f"[[{target}]]: no such note"
+    if anchor.startswith("^") and resolved in blocks and anchor[1:] not in blocks[resolved]:
+        return f"[[{target}]]: {resolved} has no block ^{anchor[1:]}"
+    return None
+
+
+def _link_targets(root: Path, config: Config, notes: dict[str, str]) -> dict[str, str]:
+    """What a link may name -> the note or file it resolves to: full paths without ``.md``
+    and bare names, case-folded, as Obsidian resolves them; attachments by file name."""
+    names: dict[str, str] = {}
+    for path in sorted(notes, key=lambda p: (p.count("/"), p)):  # shortest path wins
+        bare = path.casefold().removesuffix(".md")
+        names.setdefault(bare, path)
+        names.setdefault(bare.rsplit("/", 1)[-1], path)
+    skip = set(config.index.exclude)
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in skip]
+        for name in files:
+            rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
+            names.setdefault(rel.casefold(), rel)
+            names.setdefault(name.casefold(), rel)
+    return names
+
+
+def _block_ids(text: str) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _BLOCK_ID.search(line)
+        if match:
+            found.setdefault(match.group(1), number)
+    return found
