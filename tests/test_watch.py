@@ -35,7 +35,10 @@ def wait_for(condition: Callable[[], object], timeout: float = DEADLINE) -> None
 
 
 def found(vault: Vault, query: str, path: str | None = None) -> bool:
-    return any(path is None or h.path == path for h in vault.search(query, limit=1000, include_archive=True))
+    return any(
+        path is None or h.path == path
+        for h in vault.search(query, limit=1000, include_archive=True)
+    )
 
 
 def chunks(index_path: Path) -> list[tuple[object, ...]]:

@@ -142,7 +142,8 @@ class FactSet:
             return None
         # Candidates share one of the text's rarest words: a repeat or a contradiction
         # shares its subject, and rare words keep the candidate lists short.
-        rare = sorted(found, key=lambda w: len(self._postings.get(w, ())))[:4]
+        shared = [w for w in found if self._postings.get(w)]
+        rare = sorted(shared, key=lambda w: (len(self._postings[w]), w))[:4]
         skip = set(exclude)
         candidates = {k for w in rare for k in self._postings.get(w, ())} - skip
         best: Match | None = None

@@ -305,11 +305,14 @@ class Consolidation:
     def _reconcile(self) -> None:
         """Strike every fact a live fact says it supersedes (redone after a crash), and drop
         from ``facts/`` a line already moved to the archive."""
-        archived = {f.id for f in self.facts if f.archived and f.id}
-        for fact in list(self.facts):
-            if fact.id and not fact.archived and fact.id in archived:
-                self.edits.remove_line(fact.path, fact.id)
-                fact.moved = True
+        archived = {f.id: f for f in self.facts if f.archived and f.id}
+        leftovers = [f for f in self.facts if f.id in archived and not f.archived]
+        for fact in leftovers:  # a move cut short: the archive has it, drop the copy
+            assert fact.id is not None
+            self.edits.remove_line(fact.path, fact.id)
+            self.facts.remove(fact)
+            self.by_id[fact.id] = archived[fact.id]
+            self.factset.discard(fact.id)
         for fact in self.facts:
             if not fact.live or fact.archived or not fact.id:
                 continue
@@ -447,7 +450,7 @@ class Consolidation:
         counts = {name: 0 for name in TIERS}
         for fact in live:
             counts[tier(self._score(fact), self.memory)] += 1
-        archived = sum(1 for f in self.facts if f.archived)
+        archived = sum(1 for f in self.facts if f.archived or f.moved)
         index = Section(
             "Vault",
             [
