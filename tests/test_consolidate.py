@@ -98,8 +98,8 @@ def test_a_line_typed_without_a_block_id_gets_one(vault: Vault) -> None:
 
 
 def test_a_repeat_is_logged_against_the_fact_it_repeats(vault: Vault) -> None:
-    daily(vault, "2026-11-21", "- **user** The staging server runs on port 8443 ^a1")
-    daily(vault, "2026-11-22", "- **user** the staging server runs on port 8443! ^b1")
+    daily(vault, "2026-11-21", "- **user** Remember: the staging server runs on port 8443 ^a1")
+    daily(vault, "2026-11-22", "- **user** remember: the staging server runs on port 8443! ^b1")
     report = vault.consolidate(today=DAY)
     assert (report.new_facts, report.repeats) == (1, 1)
     log = next((vault.root / ".vaultmem/log").glob("*.log")).read_text()
@@ -134,7 +134,11 @@ def test_chinese_negation_supersedes(vault: Vault) -> None:
 
 
 def test_a_belief_is_kept_with_confidence_and_confirmed_later(vault: Vault) -> None:
-    daily(vault, "2026-11-20", "- **user** The launch is probably moving to March 3 next year ^a1")
+    daily(
+        vault,
+        "2026-11-20",
+        "- **user** Remember: the launch is probably moving to March 3 next year ^a1",
+    )
     report = vault.consolidate(today=DAY)
     assert report.beliefs == 1
     belief = fact_lines(vault.root, "facts/general.md")[0]
@@ -177,7 +181,7 @@ def test_topic_page_text_outside_the_markers_is_the_persons(vault: Vault) -> Non
     daily(
         vault,
         "2026-11-22",
-        "- **user** Met with Alice about the quarterly budget plan today ^a1",
+        "- **user** I met Alice about the quarterly budget plan today; it is important ^a1",
         "- **user** Alice said the budget must stay under 5 万元 this quarter ^a2",
     )
     vault.consolidate(today=DAY)
@@ -452,7 +456,7 @@ def test_cli_consolidate_forget_tree_validate(example_vault: Vault) -> None:
     dry = run_cli(root, "consolidate", "--dry-run", "--today", "2026-11-22")
     assert dry.returncode == 0 and "+++ b/facts/health.md" in dry.stdout
     done = run_cli(root, "consolidate", "--today", "2026-11-22")
-    assert done.returncode == 0 and done.stdout.startswith("consolidate (daily): 11 new facts")
+    assert done.returncode == 0 and done.stdout.startswith("consolidate (daily): 10 new facts")
     tree = run_cli(root, "tree")
     assert "health" in tree.stdout and "hot" in tree.stdout.splitlines()[0]
     ident = fact_lines(root, "facts/health.md")[0].rsplit("^", 1)[1]

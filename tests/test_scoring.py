@@ -59,7 +59,8 @@ def test_signals(text: str, reason: str) -> None:
 
 def test_weights_add_up_and_are_clamped() -> None:
     result = score("We decided to always use SQLite for storage and search")
-    assert result.value == pytest.approx(0.5 + 0.2 - 0.1)  # general, decision, brief (55 chars)
+    # general, decision, something happened ("we decided"), brief (55 chars)
+    assert result.value == pytest.approx(0.5 + 0.2 + 0.15 - 0.1)
     assert score("Please remember: I am allergic to penicillin, this is important").value == 1.0
     assert score("By the way the lift squeaks in the mornings").value == pytest.approx(
         0.5 - 0.2 - 0.1
@@ -96,7 +97,7 @@ def test_first_mention_of_an_entity() -> None:
 
 
 def test_every_weight_comes_from_config() -> None:
-    weights = ScoringConfig(class_general=0.1, decision=0.05, brief=0.0)
+    weights = ScoringConfig(class_general=0.1, decision=0.05, brief=0.0, event=0.0)
     assert score("We decided to keep the old router in the hall", weights).value == pytest.approx(
         0.15
     )

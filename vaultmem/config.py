@@ -58,7 +58,7 @@ class ScoringConfig:
     event: float = 0.15
     question: float = -0.15
     chatter: float = -0.10
-    detail: float = 0.10
+    detail: float = 0.15
     detail_chars: int = 120
     brief: float = -0.10
     brief_chars: int = 60
@@ -70,7 +70,7 @@ class ScoringConfig:
 class MemoryConfig:
     """``[memory]``: consolidation, tiers and decay, topics, ``MEMORY.md`` (docs/config.md)."""
 
-    admit_threshold: float = 0.5
+    admit_threshold: float = 0.6
     duplicate_similarity: float = 0.8
     conflict_similarity: float = 0.5
     decay_fact: float = 0.008  # a day

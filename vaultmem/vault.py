@@ -580,7 +580,8 @@ class Vault:
         run = Consolidation(self.root, self.config, today, "quick")
         run.load_facts()
         found = [Target(f.path, f.entry) for f in run.facts if f.id == block and not day]
-        for path, text in run.notes("memory", f"memory/{day}.md" if day else None):
+        note = f"memory/{day}.md"
+        for path, text in run.notes("memory", (lambda path: path == note) if day else None):
             found += [Target(path, e) for e in parse_entries(text) if e.block_id == block]
         if not found:
             raise VaultmemError(f"no memory line has the block id ^{block}")

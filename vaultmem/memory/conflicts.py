@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from ..terms import CJK_RUN, bigrams
 
 _WORD = re.compile(r"[^\W_]+")
+_MAX_CANDIDATES = 50
 _STOP = frozenset(
     "a an the and or but if of to in on at by for with from as is are was were be been being "
     "am do does did have has had i me my we our you your he she it its they them their this "
@@ -119,17 +120,20 @@ class FactSet:
             self._postings[word].discard(key)
         self._texts.pop(key, None)
 
-    def _idf(self, word: str) -> float:
-        total = max(1, len(self._words))
-        return math.log(1 + total / (1 + len(self._postings.get(word, ()))))
-
     def similarity(self, a: frozenset[str], b: frozenset[str]) -> float:
+        """The higher of Jaccard and idf-weighted Jaccard of two word sets."""
+        return self._similarity(a, b, {})
+
+    def _similarity(self, a: frozenset[str], b: frozenset[str], idf: dict[str, float]) -> float:
         if not a or not b:
             return 0.0
         union = a | b
         shared = a & b
         jaccard = len(shared) / len(union)
-        weighted = sum(map(self._idf, shared)) / sum(map(self._idf, union))
+        total = len(self._words)
+        for word in union - idf.keys():
+            idf[word] = math.log(1 + total / (1 + len(self._postings.get(word, ()))))
+        weighted = sum(idf[w] for w in shared) / sum(idf[w] for w in union)
         return max(jaccard, weighted)
 
     def best(
@@ -145,10 +149,16 @@ class FactSet:
         shared = [w for w in found if self._postings.get(w)]
         rare = sorted(shared, key=lambda w: (len(self._postings[w]), w))[:4]
         skip = set(exclude)
-        candidates = {k for w in rare for k in self._postings.get(w, ())} - skip
+        hits: dict[str, int] = {}
+        for word in rare:
+            for key in self._postings[word]:
+                hits[key] = hits.get(key, 0) + 1
+        # The facts sharing most of the rare words; a cap keeps a common subject cheap.
+        candidates = sorted((k for k in hits if k not in skip), key=lambda k: (-hits[k], k))
         best: Match | None = None
-        for key in candidates:
-            sim = self.similarity(found, self._words[key])
+        idf: dict[str, float] = {}
+        for key in candidates[:_MAX_CANDIDATES]:
+            sim = self._similarity(found, self._words[key], idf)
             if sim < conflict or (best is not None and sim <= best.similarity):
                 continue
             signal = contradiction(text, self._texts[key])

@@ -25,6 +25,7 @@ import datetime as dt
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,19 +123,21 @@ class Consolidation:
         self.facts: list[Fact] = []
         self.by_id: dict[str, Fact] = {}
         self.factset = FactSet()
-        self.pending: defaultdict[str, list[str]] = defaultdict(list)
+        self.pending: defaultdict[str, dict[str, str]] = defaultdict(dict)  # path: id -> line
         self.checkpoint: dict[str, dict[str, Any]] = {}
         self.changed: set[str] = set()  # ids of facts changed in this run
         self.topics: list[Topic] = []
 
     # -- reading ----------------------------------------------------------------------
 
-    def notes(self, folder: str, only: str | None = None) -> list[tuple[str, str]]:
-        """``(path, text)`` of the readable notes under a folder (or just the note
-        ``only``), in path order."""
+    def notes(
+        self, folder: str, keep: Callable[[str], bool] | None = None
+    ) -> list[tuple[str, str]]:
+        """``(path, text)`` of the readable notes under a folder (those whose path ``keep``
+        accepts), in path order."""
         found = []
         for stat in sorted(scan_notes(self.root, self.config.index.exclude, folder), key=_path):
-            if stat.skip_reason or (only is not None and stat.path != only):
+            if stat.skip_reason or (keep is not None and not keep(stat.path)):
                 continue
             read = read_note(self.root / stat.path, self.config.index.max_file_bytes)
             if read.text is None:
@@ -175,7 +178,7 @@ class Consolidation:
             self._reconcile()
             self._decay()
             for path, lines in self.pending.items():
-                self.edits.append_lines(path, lines, _facts_header(path))
+                self.edits.append_lines(path, list(lines.values()), _facts_header(path))
         self._topics(write=self.mode != "quick" and not memory_only)
         self._memory_md()
         self.edits.changes = dict(
@@ -263,7 +266,7 @@ class Consolidation:
             confidence=confidence,
             supersedes=supersedes,
         )
-        self.pending[target].append(line)
+        self.pending[target][fact_id(key)] = line
         new = parse_entry(line)
         assert new is not None
         self._add_fact(Fact(target, new))
@@ -289,11 +292,9 @@ class Consolidation:
         """Change a fact line, whether it is already in a file or planned in this run."""
         assert fact.id is not None
         self.changed.add(fact.id)
-        pending = self.pending.get(fact.path, [])
-        for number, line in enumerate(pending):
-            if line.endswith(f"^{fact.id}"):
-                pending[number] = change(line)
-                break
+        pending = self.pending.get(fact.path, {})
+        if fact.id in pending:
+            pending[fact.id] = change(pending[fact.id])
         else:
             self.edits.edit_line(fact.path, fact.id, change)
         updated = parse_entry(change(fact.entry.raw))
@@ -398,11 +399,9 @@ class Consolidation:
             if tier(self._score(fact), self.memory) != "archive":
                 continue
             target = "archive/" + fact.path.removeprefix("facts/")
-            pending = self.pending.get(fact.path, [])
-            planned = [line for line in pending if line.endswith(f"^{fact.id}")]
-            if planned:
-                pending.remove(planned[0])
-                self.pending[target].append(planned[0])
+            pending = self.pending.get(fact.path, {})
+            if fact.id in pending:
+                self.pending[target][fact.id] = pending.pop(fact.id)
                 fact.path = target
             elif fact.id in self.changed:
                 continue  # changed in this run: it moves next run, as the file then has it
@@ -473,11 +472,13 @@ class Consolidation:
             f"{t.hotness(self.today, self.memory):.2f})"
             for t in hot[:10]
         ]
-        since = self.today - dt.timedelta(days=14)
-        for path, text in self.notes("memory"):
+        since = (self.today - dt.timedelta(days=14)).isoformat()
+
+        def recent(path: str) -> bool:
+            return (daily_date(path) or "") >= since
+
+        for path, text in self.notes("memory", recent):
             day = daily_date(path)
-            if day is None or day < since.isoformat():
-                continue
             out += [f"- [ ] {e.text} ({day})" for e in parse_entries(text) if e.open_task]
         return out
 

@@ -18,12 +18,20 @@ from ..config import ScoringConfig
 from ..terms import CJK_RUN
 
 
-def _cues(*words: str) -> re.Pattern[str]:
-    """English words match whole (any case); Chinese cues match anywhere."""
+def _cues(*words: str, extra: str = "") -> re.Pattern[str]:
+    """English words match whole (any case); Chinese cues match anywhere; ``extra`` is one
+    more regex alternative."""
     latin = [re.escape(w) for w in words if w.isascii()]
     cjk = [re.escape(w) for w in words if not w.isascii()]
-    parts = ([rf"\b(?:{'|'.join(latin)})\b"] if latin else []) + cjk
+    parts = ([rf"\b(?:{'|'.join(latin)})\b"] if latin else []) + cjk + ([extra] if extra else [])
     return re.compile("|".join(parts), re.I)
+
+
+# "like" as a verb ("I like", "she likes"), not "looks like" or "like this".
+_LIKING = (
+    r"\b(?:i|we|you|they|who)\s+(?:really\s+|also\s+|still\s+|do(?:n't)?\s+|"
+    r"did(?:n't)?\s+|would\s+)?liked?\b|\b\w+\s+likes\b"
+)
 
 
 CLASSES: list[tuple[str, str, re.Pattern[str]]] = [
@@ -79,8 +87,6 @@ CLASSES: list[tuple[str, str, re.Pattern[str]]] = [
             "prefer",
             "prefers",
             "preferred",
-            "like",
-            "likes",
             "love",
             "loves",
             "hate",
@@ -91,6 +97,7 @@ CLASSES: list[tuple[str, str, re.Pattern[str]]] = [
             "讨厌",
             "偏好",
             "最爱",
+            extra=_LIKING,
         ),
     ),
     (
@@ -180,8 +187,6 @@ SIGNALS: list[tuple[str, str, re.Pattern[str]]] = [
         _cues(
             "prefer",
             "prefers",
-            "like",
-            "likes",
             "love",
             "hate",
             "hates",
@@ -190,6 +195,7 @@ SIGNALS: list[tuple[str, str, re.Pattern[str]]] = [
             "讨厌",
             "偏好",
             "不喜欢",
+            extra=_LIKING,
         ),
     ),
     (
@@ -298,10 +304,14 @@ CONVERSATION: list[tuple[str, str, re.Pattern[str]]] = [
         "event",
         "event",
         re.compile(
-            r"\b(?:i|we|my \w+)\s+(?:just\s+|recently\s+|finally\s+|already\s+)?(?:went|got|bought|"
-            r"signed|started|joined|made|painted|graduated|adopted|took|visited|finished|moved|won|"
-            r"lost|met|learned|tried|ran|volunteered|attended|received|built|created|wrote|read|saw|"
-            r"found|booked|planned|had|did|will|am going|'m going|have been|'ve been)\b"
+            r"\b(?:i|we|my \w+)\s+(?:just\s+|recently\s+|finally\s+|already\s+|also\s+)?"
+            r"(?:[a-z]{2,}ed|went|got|bought|made|took|won|lost|met|ran|built|wrote|read|saw|"
+            r"found|had|did|will|am going|'m going|have been|'ve been|began|began|gave|sold|"
+            r"spent|taught|thought|felt|left|kept|brought|caught|became|drew|flew|grew|threw|"
+            r"chose|rode|swam|sang|won)\b"
+            r"|\b(?:i'm|i am|we're|we are)\s+(?:now\s+|currently\s+|also\s+)?[a-z]{3,}ing\b"
+            r"|\b(?:yesterday|last (?:week|weekend|month|year|night|summer|winter|spring|fall)|"
+            r"(?:a few|two|three|\d+) (?:days|weeks|months|years) ago)\b"
             r"|我(?:刚|已经|昨天|上周|今天)?(?:去了|买了|做了|参加了|完成了|搬到|开始|报名|见了|学了|拿到)",
             re.I,
         ),
@@ -374,13 +384,15 @@ def score(text: str, weights: ScoringConfig | None = None, known: Iterable[str] 
     reasons = [f"{kind} {base:+.2f}"]
     value = base
     fired = set()
+    length = _weighted_length(stripped)
     for name, key, pattern in (*SIGNALS, *CONVERSATION):
+        if key == "chatter" and ("event" in fired or length >= w.detail_chars):
+            continue  # "Hey John! I donated my car yesterday": a greeting, then news
         if pattern.search(stripped):
             weight = getattr(w, key)
             value += weight
             reasons.append(f"{name} {weight:+.2f}")
             fired.add(key)
-    length = _weighted_length(stripped)
     if length >= w.detail_chars:
         value += w.detail
         reasons.append(f"detailed {w.detail:+.2f}")
