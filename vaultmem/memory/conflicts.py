@@ -24,6 +24,7 @@ from ..terms import CJK_RUN, bigrams
 
 _WORD = re.compile(r"[^\W_]+")
 _MAX_CANDIDATES = 50
+_MAX_POSTING = 1000
 _STOP = frozenset(
     "a an the and or but if of to in on at by for with from as is are was were be been being "
     "am do does did have has had i me my we our you your he she it its they them their this "
@@ -146,7 +147,8 @@ class FactSet:
             return None
         # Candidates share one of the text's rarest words: a repeat or a contradiction
         # shares its subject, and rare words keep the candidate lists short.
-        shared = [w for w in found if self._postings.get(w)]
+        # A word in over _MAX_POSTING facts is too common to find a repeat by.
+        shared = [w for w in found if 0 < len(self._postings.get(w, ())) <= _MAX_POSTING]
         rare = sorted(shared, key=lambda w: (len(self._postings[w]), w))[:4]
         skip = set(exclude)
         hits: dict[str, int] = {}
