@@ -581,7 +581,7 @@ class Vault:
         run.load_facts()
         found = [Target(f.path, f.entry) for f in run.facts if f.id == block and not day]
         note = f"memory/{day}.md"
-        for path, text in run.notes("memory", (lambda path: path == note) if day else None):
+        for path, text, _ in run.notes("memory", (lambda path: path == note) if day else None):
             found += [Target(path, e) for e in parse_entries(text) if e.block_id == block]
         if not found:
             raise VaultmemError(f"no memory line has the block id ^{block}")

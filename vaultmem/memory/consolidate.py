@@ -22,17 +22,17 @@ superseding fact carries ``[supersedes:: ]`` so the strike-through is redone if 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..config import Config
 from ..context import BlockError, Section, block_of, count_tokens, fit, replace_block
-from ..files import atomic_write, read_note, scan_notes
+from ..files import FileStat, atomic_write, read_note, scan_notes
 from ..parse import find_links
 from .categories import is_lesson, route
 from .conflicts import FactSet
@@ -132,9 +132,9 @@ class Consolidation:
 
     def notes(
         self, folder: str, keep: Callable[[str], bool] | None = None
-    ) -> list[tuple[str, str]]:
-        """``(path, text)`` of the readable notes under a folder (those whose path ``keep``
-        accepts), in path order."""
+    ) -> list[tuple[str, str, str]]:
+        """``(path, text, content hash)`` of the readable notes under a folder (those whose
+        path ``keep`` accepts), in path order."""
         found = []
         for stat in sorted(scan_notes(self.root, self.config.index.exclude, folder), key=_path):
             if stat.skip_reason or (keep is not None and not keep(stat.path)):
@@ -143,13 +143,13 @@ class Consolidation:
             if read.text is None:
                 self.report.notices.append(f"{stat.path}: {read.warnings[0]}")
                 continue
-            found.append((stat.path, read.text))
+            found.append((stat.path, read.text, read.content_hash))
         return found
 
     def load_facts(self) -> None:
         """Read every fact line of ``facts/`` and ``archive/``."""
         for folder in ("facts", "archive"):
-            for path, text in self.notes(folder):
+            for path, text, _ in self.notes(folder):
                 for entry in parse_entries(text):
                     self._add_fact(Fact(path, entry))
 
@@ -190,11 +190,10 @@ class Consolidation:
         """Phases 1-4 over every daily note, oldest first."""
         saved = self._read_checkpoint() if self.mode == "daily" else {}
         known: set[str] = {e.casefold() for fact in self.facts for e in entities(fact.text)}
-        for path, text in self.notes("memory"):
+        for path, text, digest in self.notes("memory"):
             day = daily_date(path)
             if day is None:
                 continue
-            digest = _digest(text)
             earlier = saved.get(path)
             if earlier and earlier.get("hash") == digest:
                 known.update(earlier.get("entities", []))
@@ -288,7 +287,7 @@ class Consolidation:
 
         self.edits.add(path, change)
 
-    def _change_fact(self, fact: Fact, change: Any) -> None:
+    def _change_fact(self, fact: Fact, change: Callable[[str], str]) -> None:
         """Change a fact line, whether it is already in a file or planned in this run."""
         assert fact.id is not None
         self.changed.add(fact.id)
@@ -321,14 +320,11 @@ class Consolidation:
                 old = self.by_id.get(ident)
                 if old is None or not old.live or old.pinned or old is fact:
                     continue
-                when = str(fact.day or self.today)
-                link = fact_link(fact.path, fact.id)
-                self._change_fact(
-                    old,
-                    lambda line, link=link, when=when: with_fields(
-                        line, [("superseded_by", link), ("superseded", when)], strike=True
-                    ),
-                )
+                marks = [
+                    ("superseded_by", fact_link(fact.path, fact.id)),
+                    ("superseded", str(fact.day or self.today)),
+                ]
+                self._change_fact(old, partial(with_fields, fields=marks, strike=True))
                 self.report.superseded += 1
 
     def _live(self) -> list[Fact]:
@@ -406,10 +402,7 @@ class Consolidation:
             elif fact.id in self.changed:
                 continue  # changed in this run: it moves next run, as the file then has it
             else:
-                self.edits.add(
-                    target, _move_in(self.root / fact.path, fact.id, _facts_header(target))
-                )
-                self.edits.remove_line(fact.path, fact.id)
+                self.edits.move_line(self.root, fact.path, target, fact.id, _facts_header(target))
                 fact.moved = True
             self.report.archived += 1
 
@@ -477,7 +470,7 @@ class Consolidation:
         def recent(path: str) -> bool:
             return (daily_date(path) or "") >= since
 
-        for path, text in self.notes("memory", recent):
+        for path, text, _ in self.notes("memory", recent):
             day = daily_date(path)
             out += [f"- [ ] {e.text} ({day})" for e in parse_entries(text) if e.open_task]
         return out
@@ -527,8 +520,8 @@ class Consolidation:
         atomic_write(self.root / CHECKPOINT, data.encode("utf-8"))
 
 
-def _path(stat: Any) -> str:
-    return str(stat.path)
+def _path(stat: FileStat) -> str:
+    return stat.path
 
 
 def _rank(path: str) -> tuple[int, str]:
@@ -536,10 +529,6 @@ def _rank(path: str) -> tuple[int, str]:
         if path.startswith(prefix):
             return (number, path)
     return (len(_ORDER), path)
-
-
-def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
 def _is_noise(text: str) -> bool:
@@ -565,20 +554,3 @@ def _mentions(fact: Fact) -> list[tuple[str, str]]:
     for name, kind in found:
         unique.setdefault(name.casefold(), (name, kind))
     return list(unique.values())
-
-
-def _move_in(source: Path, block_id: str, header: str) -> Any:
-    """An archive change that copies the fact's line as it is in ``facts/`` when applied."""
-    from .edits import _append
-
-    def change(old: str) -> str:
-        try:
-            text = source.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return old
-        for line in text.splitlines():
-            if line.rstrip().endswith(f"^{block_id}"):
-                return _append(old, [line.rstrip()], header)
-        return old
-
-    return change

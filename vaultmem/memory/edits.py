@@ -45,6 +45,21 @@ class Edits:
     def remove_line(self, path: str, block_id: str) -> None:
         self.add(path, lambda old: _edit(old, block_id, lambda line: ""))
 
+    def move_line(self, root: Path, source: str, target: str, block_id: str, header: str) -> None:
+        """Move a line to another note: appended to ``target`` as ``source`` holds it when
+        the plan is applied, then removed from ``source``. ``apply`` must reach ``target``
+        first, so that a crash between the two leaves a copy in both, never in neither."""
+
+        def copy_in(old: str) -> str:
+            for line in _read(root / source).splitlines():
+                match = _BLOCK_IDS.search(line)
+                if match and match.group(1) == block_id:
+                    return _append(old, [line.rstrip()], header)
+            return old
+
+        self.add(target, copy_in)
+        self.remove_line(source, block_id)
+
     def new_text(self, path: str, old: str) -> str:
         for change in self.changes.get(path, []):
             old = change(old)
@@ -97,12 +112,12 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _has_block(text: str, block_id: str) -> bool:
-    return re.search(rf"\s\^{re.escape(block_id)}[ \t]*$", text, re.M) is not None
+_BLOCK_IDS = re.compile(r"\s\^([A-Za-z0-9-]+)[ \t]*$", re.M)
 
 
 def _append(old: str, lines: list[str], header: str) -> str:
-    new = [line for line in lines if not _has_block(old, line.rsplit("^", 1)[-1])]
+    present = set(_BLOCK_IDS.findall(old))  # one pass, not one search per appended line
+    new = [line for line in lines if line.rsplit("^", 1)[-1] not in present]
     if not new:
         return old
     if not old.strip():

@@ -22,14 +22,13 @@ from pathlib import Path
 
 from ..config import Config
 from ..files import read_note, scan_notes
-from ..parse import find_fields
+from ..parse import find_block_id, find_fields
 from .extract import extract
 from .facts import daily_date, parse_entries
 from .remember import MASK, mask_secrets
 
 _LINK = re.compile(r"!?\[\[([^\[\]|\n]*?)(?:\|[^\[\]\n]*)?\]\]")
 _OPEN_FIELD = re.compile(r"\[([^\[\]\n]{0,60})::")
-_BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$")
 _REFERENCE = re.compile(
     r"\b(?:this|that|the following|here(?:'s| is) the|below)\s+(?:link|url|command|script)\b"
     r"|(?:这个|下面的|以下)(?:链接|网址|命令)",
@@ -107,9 +106,8 @@ def _check_lines(
             continue
         if fence:
             continue
-        block = _BLOCK_ID.search(line)
-        if block:
-            ident = block.group(1)
+        ident = find_block_id(line)
+        if ident:
             if ident in seen:
                 problems.append(
                     Problem(path, number, "duplicate-id", f"^{ident} also on line {seen[ident]}")
@@ -166,7 +164,7 @@ def _link_targets(root: Path, config: Config, notes: dict[str, str]) -> dict[str
 def _block_ids(text: str) -> dict[str, int]:
     found: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), 1):
-        match = _BLOCK_ID.search(line)
-        if match:
-            found.setdefault(match.group(1), number)
+        ident = find_block_id(line)
+        if ident:
+            found.setdefault(ident, number)
     return found
