@@ -16,6 +16,11 @@ class VaultNotFoundError(VaultmemError):
     """No vault at the given path, or none found walking up from the current folder."""
 
 
+class NotStoredError(VaultmemError):
+    """A memory could not be written (``remember``); nothing of it was stored, so an agent
+    may retry it."""
+
+
 class PathOutsideVaultError(VaultmemError):
     """A path names something outside the vault (directly, with ``..`` or via a symlink)."""
 

@@ -1,28 +1,24 @@
-"""Files inside the vault: safe paths, the scan of what to index, guarded reads, atomic writes.
+"""Files inside the vault: safe paths, the scan of what to index, guarded reads.
 
-Everything that touches the vault's folders goes through here, so the rules live in one
-place: a path given by a person must stay inside the vault (no ``..``, no symlink out), the
-scan never follows symlinks, and a read never raises on bad bytes: it returns the text it
-could decode, or nothing, with a warning saying why.
+Everything that reads the vault's folders goes through here (writes go through
+``writes.py``), so the rules live in one place: a path given by a person must stay inside
+the vault (no ``..``, no symlink out), the scan never follows symlinks, and a read never
+raises on bad bytes: it returns the text it could decode, or nothing, with a warning
+saying why.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import stat
-import tempfile
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import PathOutsideVaultError, VaultmemError
+from .errors import PathOutsideVaultError
 
 NOTE_SUFFIXES = (".md", ".markdown")
-# Our own temp files start with this prefix so the watcher and the scan can ignore them.
-TEMP_PREFIX = ".vaultmem-tmp-"
 MAX_MTIME_NS = 2**62
 
 
@@ -193,116 +189,3 @@ def read_note(path: Path, max_bytes: int) -> ReadResult:
         text = data.decode("utf-8-sig", errors="replace")
         warning = f"invalid UTF-8 at byte {exc.start}: undecodable bytes indexed as U+FFFD"
         return ReadResult(text, digest, (warning,), size, mtime_ns)
-
-
-def _new_file_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def atomic_write(path: Path, data: bytes, *, exclusive: bool = False) -> bool:
-    """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half.
-
-    A unique temp file in the same folder is written, fsynced and renamed over the target;
-    it takes the target's permissions (a new file: the usual ones under the umask). With
-    ``exclusive``, an existing file is left alone and ``False`` is returned.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        mode = _new_file_mode()
-    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-        if exclusive:
-            try:
-                os.link(tmp, path)  # fails if path exists: no window where we could clobber
-            except FileExistsError:
-                return False
-            except OSError:
-                # No hard links here (exFAT, some network shares): create exclusively.
-                try:
-                    with open(path, "xb") as handle:
-                        handle.write(data)
-                        handle.flush()
-                        os.fsync(handle.fileno())
-                except FileExistsError:
-                    return False
-            finally:
-                os.unlink(tmp)
-        else:
-            os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    return True
-
-
-@contextlib.contextmanager
-def vault_write_lock(state_dir: Path, timeout: float = 10.0) -> Iterator[None]:
-    """Serialize vaultmem's own writers of one vault (processes and threads alike) with an
-    ``flock`` on ``.vaultmem/write.lock``; the kernel drops it if the process dies."""
-    import fcntl
-
-    fd = os.open(state_dir / "write.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise VaultmemError(
-                        f"another vaultmem process held {state_dir / 'write.lock'} for "
-                        f"{timeout:.0f} s; try again"
-                    ) from None
-                time.sleep(0.005)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def update_text(path: Path, change: Callable[[str], str | None], attempts: int = 5) -> bool:
-    """Rewrite a note with ``change(old_text) -> new_text`` (``None``: leave it), atomically,
-    without clobbering an edit made meanwhile: if the file changed between our read and our
-    rename, the change is re-applied on top of the new text.
-
-    Returns:
-        Whether the file was written.
-
-    Raises:
-        VaultmemError: the file kept changing under us.
-    """
-    for _ in range(attempts):
-        try:
-            before = path.stat()
-            old = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            before, old = None, ""
-        new = change(old)
-        if new is None:
-            return False
-        if _unchanged(path, before):
-            atomic_write(path, new.encode("utf-8"))
-            return True
-    raise VaultmemError(f"{path} kept changing while vaultmem tried to write it; try again")
-
-
-def _unchanged(path: Path, before: os.stat_result | None) -> bool:
-    try:
-        now = path.stat()
-    except FileNotFoundError:
-        return before is None
-    return before is not None and (now.st_mtime_ns, now.st_size, now.st_ino) == (
-        before.st_mtime_ns,
-        before.st_size,
-        before.st_ino,
-    )

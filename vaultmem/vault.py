@@ -24,21 +24,19 @@ from .config import Config, load_config
 from .errors import Interrupted, VaultmemError, VaultNotFoundError
 from .files import (
     FileStat,
-    atomic_write,
     printable,
     read_note,
     resolve_in_vault,
     scan_notes,
     stat_note,
-    update_text,
-    vault_write_lock,
 )
 from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import Job, parallel_map, plan_changes
 from .memory.facts import parse_entries
-from .memory.remember import append_line, capture, daily_note_path
+from .memory.remember import capture, store_line
 from .parse import parse_document, split_lines
 from .search import Hit
+from .writes import STATE_DIR, atomic_write, create_private, secure_state_dir
 
 if TYPE_CHECKING:
     from .history import Commit, History, LineVersion, RestoreResult, SyncResult
@@ -46,7 +44,6 @@ if TYPE_CHECKING:
     from .memory.validate import Problem
 from .search import search as run_search
 
-STATE_DIR = ".vaultmem"
 INDEX_FILE = "index.db"
 ENV_VAR = "VAULTMEM_VAULT"
 _PACKAGE = Path(__file__).parent
@@ -171,6 +168,7 @@ class Vault:
                 f"run `vaultmem init {path}` to create or adopt one"
             )
         self.root = root.resolve()
+        secure_state_dir(self.root / STATE_DIR)  # the index holds every note's words
         self.config: Config = load_config(self.root)
         self.index_path = index_path or self.root / STATE_DIR / INDEX_FILE
         self._index: Index | None = None
@@ -241,6 +239,7 @@ class Vault:
     def db(self) -> Index:
         """The open shadow index (opened, created or rebuilt on first use)."""
         if self._index is None:
+            create_private(self.index_path)  # SQLite gives its -wal and -shm files its mode
             self._index = Index.open(self.index_path, self.config.index.busy_timeout_ms)
             self._index.conn.set_trace_callback(self._tracer)
             self.notices.extend(self._index.notices)
@@ -484,12 +483,16 @@ class Vault:
     ) -> Remembered:
         """Append one message to today's daily note and index it at once.
 
-        The line is written atomically under the vault's write lock, so concurrent writers
-        never interleave or drop lines, and on top of any edit a person made meanwhile. The
-        same message (same session and words) is stored once. See ``memory/remember.py``.
+        The line is appended in place (one ``O_APPEND`` write under the vault's write lock),
+        so lines written meanwhile by a person, an editor or another agent are all kept. The
+        same message (same session and words) is stored once. When the line is stored but
+        indexing fails, the result is still a success and ``notices`` says so: an agent must
+        not retry it. See ``memory/remember.py``.
 
         Raises:
-            VaultmemError: ``importance`` is outside 0..1, or the write lock stayed taken.
+            NotStoredError: the line could not be written (nothing was stored); the message
+                says why: a note that is a folder, not UTF-8 or a symlink, a full disk...
+            VaultmemError: ``importance`` is outside 0..1.
         """
         if importance is not None and not 0 <= importance <= 1:
             raise VaultmemError(f"importance must be between 0 and 1, got {importance}")
@@ -505,23 +508,14 @@ class Vault:
         )
         if made.line is None or made.block_id is None:
             return Remembered(None, None, None, made.skipped, made.masked)
-        rel = daily_note_path(when.date())
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        line, ident = made.line, made.block_id
-        written: list[str] = []
-
-        def append(old: str) -> str | None:
-            text = append_line(old, line, ident, when.date())
-            written[:] = [text] if text is not None else []
-            return text
-
-        with vault_write_lock(self.root / STATE_DIR):
-            if not update_text(path, append):
-                return Remembered(rel, None, ident, "already remembered", made.masked)
-        self.index_paths([rel])
-        number = written[0].count("\n")  # the line just appended is the note's last
-        return Remembered(rel, number, ident, None, made.masked)
+        rel, number = store_line(self.root, made, when.date())
+        if number is None:
+            return Remembered(rel, None, made.block_id, "already remembered", made.masked)
+        try:
+            self.index_paths([rel])
+        except (VaultmemError, OSError) as exc:  # stored all the same: say so, do not fail
+            self.notices.append(f"stored, but not indexed yet ({exc}); `vaultmem index` will")
+        return Remembered(rel, number, made.block_id, None, made.masked)
 
     def consolidate(
         self, mode: str = "daily", *, dry_run: bool = False, today: dt.date | None = None

@@ -50,7 +50,8 @@ from watchdog.events import (
 from watchdog.observers import Observer
 
 from .errors import DaemonRunningError, IndexLockedError, Interrupted, VaultmemError
-from .files import atomic_write, is_note_path
+from .files import is_note_path
+from .writes import atomic_write
 
 if TYPE_CHECKING:
     from .vault import IndexReport, Vault

@@ -32,8 +32,9 @@ from typing import Any
 
 from ..config import Config
 from ..context import BlockError, Section, block_of, count_tokens, fit, replace_block
-from ..files import FileStat, atomic_write, read_note, scan_notes
+from ..files import FileStat, read_note, scan_notes
 from ..parse import find_links
+from ..writes import atomic_write
 from .categories import is_lesson, route
 from .conflicts import FactSet
 from .edits import Edits

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import VaultmemError
-from ..files import update_text, vault_write_lock
+from ..writes import NotUTF8Error, inside_vault, update_text, vault_write_lock
 
 Change = Callable[[str], str]
 
@@ -82,11 +82,15 @@ class Edits:
 
     def apply(self, root: Path, state_dir: Path) -> tuple[list[str], list[str]]:
         """Write every change. Returns the paths written and one notice per note left alone
-        (not valid UTF-8: rewriting it would lose the undecodable bytes)."""
+        (not valid UTF-8: rewriting it would change the bytes vaultmem cannot read).
+
+        Raises:
+            PathOutsideVaultError: a note to write is a symlink or in a folder that links
+                out of the vault; the notes before it in the plan are written.
+            VaultmemError: a note could not be written.
+        """
         written, notices = [], []
         for path, changes in self.changes.items():
-            target = root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
 
             def change(old: str, changes: list[Change] = changes) -> str | None:
                 new = old
@@ -95,10 +99,12 @@ class Edits:
                 return None if new == old else new
 
             try:
+                target = inside_vault(root, path)
+                target.parent.mkdir(parents=True, exist_ok=True)
                 with vault_write_lock(state_dir):
                     if update_text(target, change):
                         written.append(path)
-            except UnicodeDecodeError:
+            except NotUTF8Error:
                 notices.append(f"{path}: not valid UTF-8; left unchanged")
             except OSError as exc:
                 raise VaultmemError(f"cannot write {path}: {exc.strerror or exc}") from exc

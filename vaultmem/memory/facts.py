@@ -35,6 +35,7 @@ _ITEM = re.compile(
 _FIELD_TEXT = re.compile(r"\[[^\W\d][\w \-/]{0,60}?::(?:[^\[\]\n]|\[\[[^\]\n]*\]\])*\]")
 _BLOCK_ID_END = re.compile(r"\s\^([A-Za-z0-9-]+)\s*$")
 _SOURCE = re.compile(r"\[\[([^\]#|]+)#\^([A-Za-z0-9-]+)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _STRUCK = re.compile(r"^~~.*~~$", re.S)
 _DAY = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _DAILY = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})\.md$")
@@ -86,12 +87,18 @@ class Entry:
 def parse_entries(text: str) -> list[Entry]:
     """Every top-level list item of a note (fenced code skipped)."""
     entries = []
-    fence: str | None = None
+    fence: str | None = None  # the open fence's marker, e.g. "````"
     for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.lstrip()
-        if stripped.startswith(("```", "~~~")):
-            marker = stripped[:3]
-            fence = None if fence == marker else (fence or marker)
+        opener = _FENCE.match(line)
+        if opener is not None:
+            marker = opener.group(1)
+            if fence is None:
+                if not (marker[0] == "`" and "`" in opener.group(2)):  # CommonMark: no ` in info
+                    fence = marker
+                continue
+            # CommonMark: closed by the same character, at least as long, nothing after it.
+            if marker[0] == fence[0] and len(marker) >= len(fence) and not opener.group(2).strip():
+                fence = None
             continue
         if fence or line[:1].isspace():
             continue

@@ -10,15 +10,24 @@ stored: empty text, scheduler and heartbeat lines, and echoes of vaultmem's own 
 block. Secrets (API keys, tokens, passwords, private keys) are masked before anything is
 written, so they never reach a note, a fact or ``MEMORY.md``.
 
-Everything here is pure: the file write, its lock and the indexing are ``Vault.remember``'s.
+``capture`` and ``note_addition`` are pure; ``store_line`` writes the line with one
+``O_APPEND`` write under the vault's write lock (``writes.append_text``), so a line a person,
+an editor or another agent appends meanwhile is never lost, and reports any failure as
+``NotStoredError``: an agent can tell from it that nothing was stored.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import hashlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import NotStoredError, VaultmemError
+from ..parse import parse_document
+from ..writes import STATE_DIR, append_text, inside_vault, uses_crlf, vault_write_lock
 
 NOISE_PREFIXES = ("[cron:", "[heartbeat", "[memory context]")
 # vaultmem's own blocks: text holding these markers is an echo of what vaultmem wrote.
@@ -136,13 +145,109 @@ def daily_note_header(day: dt.date) -> str:
     return f"---\ndate: {day.isoformat()}\ntype: daily\n---\n\n# {day.isoformat()}\n\n"
 
 
-def append_line(old: str, line: str, ident: str, day: dt.date) -> str | None:
-    """The daily note's new text with ``line`` appended, or ``None`` if the line's block id
-    is already there (the same message captured twice)."""
-    if re.search(rf"\^{re.escape(ident)}\s*$", old, re.M):
+def note_addition(old: str, line: str, ident: str, day: dt.date) -> str | None:
+    """What to append to a daily note (its current text ``old``) so that ``line`` becomes
+    its last line, or ``None`` if the line's block id is already there (the same message
+    captured twice).
+
+    The addition uses the note's own line ending (CRLF stays CRLF), starts on a line of its
+    own, begins a new note with its header, and first closes any block a person left open
+    at the end of the note (a code fence, an HTML block, a ``%%`` comment), so the line is
+    never swallowed by it: indexed as code, hidden, or never consolidated.
+    """
+    if re.search(rf"\^{re.escape(ident)}[ \t]*\r?$", old, re.M):
         return None
-    if not old.strip():
-        old = daily_note_header(day)
-    elif not old.endswith("\n"):
-        old += "\n"
-    return old + line + "\n"
+    newline = "\r\n" if uses_crlf(old) else "\n"
+    if not old:
+        return daily_note_header(day).replace("\n", newline) + line + newline
+    lead = "" if old.endswith(("\n", "\r")) else newline
+    closers = open_block_closers(old + lead)
+    return lead + "".join(closer + newline for closer in closers) + line + newline
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# HTML blocks of CommonMark's kinds 1-5 run until their end marker, across blank lines.
+_HTML_ENDS = (
+    (re.compile(r"^ {0,3}<(?:script|pre|style|textarea)(?:\s|>|$)", re.I), None),
+    (re.compile(r"^ {0,3}<!--"), "-->"),
+    (re.compile(r"^ {0,3}<\?"), "?>"),
+    (re.compile(r"^ {0,3}<![A-Za-z]"), ">"),
+    (re.compile(r"^ {0,3}<!\[CDATA\["), "]]>"),
+)
+_PROBE = "- vaultmem probe line ^vaultmemprobe"
+
+
+def open_block_closers(text: str) -> list[str]:
+    """The lines that close whatever block is still open at the end of ``text``: a line
+    appended after them starts a list item of its own. Uses the same parser as the index,
+    so "open" means what the index (and Obsidian) would see."""
+    closers: list[str] = []
+    for _ in range(4):  # a closer may reveal another block still open around it
+        body = text + "".join(c + "\n" for c in closers)
+        closer = _closer(body)
+        if closer is None:
+            return closers
+        closers.append(closer)
+    return closers
+
+
+def _closer(body: str) -> str | None:
+    doc = parse_document(body + _PROBE + "\n")
+    last = body.count("\n") + 1
+    for block in doc.blocks:
+        if block.line_start <= last <= block.line_end and block.kind in ("code", "html"):
+            first = block.text.split("\n", 1)[0]
+            fence = _FENCE.match(first)
+            if fence:
+                return fence.group(1)
+            for opener, end in _HTML_ENDS:
+                match = opener.match(first)
+                if match:
+                    if end is None:
+                        tag = re.match(r"\s*<(\w+)", first)
+                        return f"</{tag.group(1).lower() if tag else 'pre'}>"
+                    return end
+            return ""  # an HTML block that ends at a blank line
+    comments = sum(b.text.count("%%") for b in doc.blocks if b.kind != "code")
+    return "%%" if comments % 2 else None
+
+
+def store_line(root: Path, made: Capture, day: dt.date) -> tuple[str, int | None]:
+    """Append a captured line to the day's note: ``(vault-relative path, line number)``,
+    the number ``None`` when the line was already there.
+
+    Raises:
+        NotStoredError: the line could not be written, with the reason; nothing was stored.
+    """
+    assert made.line is not None and made.block_id is not None
+    line, ident = made.line, made.block_id
+    rel = daily_note_path(day)
+    added: list[str] = []
+
+    def addition(old: str) -> str | None:
+        extra = note_addition(old, line, ident, day)
+        added[:] = [extra] if extra is not None else []
+        return extra
+
+    try:
+        path = inside_vault(root, rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with vault_write_lock(root / STATE_DIR):
+            result = append_text(path, addition)
+    except VaultmemError as exc:
+        raise NotStoredError(f"the memory was not stored: {exc}") from exc
+    except OSError as exc:
+        raise NotStoredError(f"the memory was not stored: {_os_reason(rel, exc)}") from exc
+    if result is None:
+        return rel, None
+    return rel, (result[1] + added[0]).count("\n")
+
+
+def _os_reason(rel: str, exc: OSError) -> str:
+    if exc.errno in (errno.EISDIR, errno.ENOTDIR):
+        return f"{rel} (or a folder on its path) is not a regular file"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"no space left to write {rel}"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"{rel} cannot be written ({exc.strerror})"
+    return f"{rel}: {exc.strerror or exc}"

@@ -1,0 +1,568 @@
+"""Writing to the vault without losing anyone's words.
+
+A vault is written by vaultmem, by the person in their editor, by a sync client and by
+other agents, with no lock they all share. This module owns every write vaultmem makes to
+a file, and what each one promises (``docs/guarantees.md``):
+
+* **Appends** (``append_text``: ``remember``'s line in a daily note) are one ``O_APPEND``
+  write to the note itself, so a line anyone else appends meanwhile, with or without
+  vaultmem's lock, lands before or after ours and is never overwritten. No temp file, no
+  rename: nothing to leave behind if the process is killed.
+* **Rewrites** (``update_text``: consolidation, ``forget``, ``MEMORY.md``) compute the new
+  text from the current one, write it to a temp file and *swap* it with the note
+  (``renameat2(RENAME_EXCHANGE)`` on Linux). The text swapped out is compared with the text
+  the change was computed from: if anyone wrote to the note in between (an editor's save,
+  an append, a sync), the change is computed again on top of their version and swapped in
+  again. Where the swap is not available, the note is replaced and the old file, still
+  open, is read again to the same end.
+* **Line endings** are the file's own: a CRLF note stays CRLF, a bare CR stays a bare CR;
+  a change is computed on the text with ``\\n`` line ends and written back in the file's
+  style.
+* **Symlinks**: no write goes through a symlinked file, and ``inside_vault`` refuses a path
+  whose folders lead out of the vault (``PathOutsideVaultError``), so a link can never make
+  vaultmem write, or copy, a file elsewhere.
+* **Temp files** live in ``.vaultmem/tmp/`` (git-ignored, never indexed) when the note is
+  in a vault on the same file system; leftovers of a killed process are removed by the next
+  write (``clean_temp_files``).
+* **Private state**: ``.vaultmem/`` is made ``0700`` and the files vaultmem creates there
+  ``0600``: the index holds every note's words (``secure_state_dir``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import stat
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import BinaryIO
+
+from .errors import PathOutsideVaultError, VaultmemError
+
+STATE_DIR = ".vaultmem"
+TEMP_DIR = "tmp"
+# Our temp files start with this prefix so the watcher, the scan and git can ignore them.
+TEMP_PREFIX = ".vaultmem-tmp-"
+# A temp file older than this belongs to a process that died: no write takes this long.
+STALE_TEMP_SECONDS = 600.0
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+class NotUTF8Error(VaultmemError):
+    """A note that is not UTF-8 text: vaultmem does not write to it, as re-encoding it
+    would change bytes the person wrote."""
+
+
+# -- paths ----------------------------------------------------------------------------
+
+
+def inside_vault(root: Path, rel: str) -> Path:
+    """The absolute path of ``rel`` for writing, after checking that its folders stay inside
+    the vault once symlinks are followed and that the file itself is not a symlink.
+
+    Raises:
+        PathOutsideVaultError: a folder on the way is a link out of the vault, or the file
+            is a symlink (vaultmem never writes through one).
+    """
+    path = root / rel
+    real_root = os.path.realpath(root)
+    try:
+        parent = os.path.realpath(path.parent)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
+        raise PathOutsideVaultError(f"{rel}: its folder cannot be resolved ({exc})") from exc
+    if parent != real_root and not parent.startswith(real_root + os.sep):
+        raise PathOutsideVaultError(
+            f"{rel}: its folder is a symlink to {parent}, outside the vault; "
+            "vaultmem does not write outside the vault"
+        )
+    refuse_symlink(path, rel)
+    return path
+
+
+def refuse_symlink(path: Path, shown: str | None = None) -> None:
+    """Raise if ``path`` is a symlink (a missing file is fine).
+
+    Raises:
+        PathOutsideVaultError: it is one.
+    """
+    if path.is_symlink():
+        raise PathOutsideVaultError(
+            f"{shown or path} is a symlink; vaultmem does not write through symlinks "
+            "(replace it with the file itself to let vaultmem write it)"
+        )
+
+
+# -- the state folder and temp files ----------------------------------------------------
+
+
+def secure_state_dir(state_dir: Path) -> None:
+    """Make ``.vaultmem/`` private to its owner (``0700``), as ssh and gpg do with theirs.
+    Best effort: a folder we do not own or cannot change is left as it is."""
+    with contextlib.suppress(OSError):
+        mode = stat.S_IMODE(state_dir.stat().st_mode)
+        if mode & 0o077:
+            state_dir.chmod(mode & PRIVATE_DIR_MODE)
+
+
+def create_private(path: Path) -> None:
+    """Create ``path`` (a state file such as the index) readable by its owner only, or make
+    an existing one so. Best effort, like ``secure_state_dir``."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+                os.fchmod(fd, PRIVATE_FILE_MODE)
+        finally:
+            os.close(fd)
+
+
+@lru_cache(maxsize=256)
+def _temp_dir_for(folder: str) -> str:
+    """Where to write a temp file for a file in ``folder``: the nearest vault's
+    ``.vaultmem/tmp/`` when it is on the same file system (a rename cannot cross file
+    systems), else ``folder`` itself."""
+    here = Path(folder)
+    for candidate in (here, *here.parents):
+        state = candidate / STATE_DIR
+        if state.is_dir() and not state.is_symlink():
+            temp = state / TEMP_DIR
+            try:
+                temp.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+                if temp.stat().st_dev == here.stat().st_dev:
+                    return str(temp)
+            except OSError:
+                pass
+            break
+    return folder
+
+
+def clean_temp_files(state_dir: Path, older_than: float = STALE_TEMP_SECONDS) -> int:
+    """Remove temp files left by killed processes (older than ``older_than`` seconds) from
+    ``.vaultmem/tmp/``. Returns how many were removed."""
+    removed = 0
+    cutoff = time.time() - older_than
+    with contextlib.suppress(OSError), os.scandir(state_dir / TEMP_DIR) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.name.startswith(TEMP_PREFIX) and entry.stat().st_mtime < cutoff:
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed
+
+
+def _new_file_mode(folder: Path) -> int:
+    if folder.name == STATE_DIR or STATE_DIR in folder.parts:
+        return PRIVATE_FILE_MODE
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _write_temp(path: Path, data: bytes) -> str:
+    """``data`` in a new, fsynced temp file with ``path``'s permissions; returns its name."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = _new_file_mode(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=_temp_dir_for(str(path.parent)))
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+# -- whole-file writes ------------------------------------------------------------------
+
+
+def atomic_write(path: Path, data: bytes, *, exclusive: bool = False) -> bool:
+    """Write ``data`` to ``path`` so a reader sees the old file or the new one, never half.
+
+    For files only vaultmem writes (its state, a new file); notes a person may edit go
+    through ``update_text``. A temp file is written, fsynced and renamed over the target; it
+    takes the target's permissions. With ``exclusive``, an existing file is left alone and
+    ``False`` is returned.
+
+    Raises:
+        PathOutsideVaultError: ``path`` is a symlink.
+    """
+    refuse_symlink(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _write_temp(path, data)
+    try:
+        if exclusive:
+            created = _link_new(tmp, path, data)
+            _sync_folder(path.parent)
+            return created
+        os.replace(tmp, path)
+        _sync_folder(path.parent)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    return True
+
+
+def _link_new(tmp: str, path: Path, data: bytes) -> bool:
+    """Create ``path`` from ``tmp`` only if it does not exist (no window to clobber)."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    except OSError:
+        # No hard links here (exFAT, some network shares): create exclusively.
+        try:
+            with open(path, "xb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except FileExistsError:
+            return False
+    return True
+
+
+def update_text(path: Path, change: Callable[[str], str | None], attempts: int = 8) -> bool:
+    """Rewrite a note with ``change(old_text) -> new_text`` (``None``: leave it) without
+    clobbering anyone's write made meanwhile (see the module docstring).
+
+    ``change`` sees the text with ``\\n`` line ends; the note keeps its own.
+
+    Returns:
+        Whether the file was written.
+
+    Raises:
+        NotUTF8Error: the note is not UTF-8.
+        PathOutsideVaultError: the note is a symlink.
+        VaultmemError: the note kept changing under us.
+    """
+    refuse_symlink(path)
+    expected = _read_bytes(path)  # what must be at ``path`` when we swap: None = no file
+    base = expected  # the text ``change`` applies to
+    wrote = False
+    for _ in range(attempts):
+        new = _changed_bytes(base, change)
+        if new is None:
+            if base == expected:
+                return wrote
+            new = base or b""  # theirs needs no change, but ours is in place: put theirs back
+        if base is None and not new:
+            return wrote
+        with _swap_in(path, new, expected) as (displaced, swapped):
+            wrote = True
+            if swapped:
+                late = _settle(path, expected, displaced)
+                if late is None:
+                    return True
+                # Someone rewrote the note between our read and our swap: ``late`` is their
+                # version. Compute the change again on top of it; ours is there now.
+                base, expected = late, _read_bytes(path)
+            else:
+                base = expected = _read_bytes(path)
+    raise VaultmemError(f"{path} kept changing while vaultmem tried to write it; try again")
+
+
+def _settle(path: Path, expected: bytes | None, displaced: BinaryIO | None) -> bytes | None:
+    """After our swap: what the displaced note holds, and whether anyone wrote to it after we
+    read it. Lines appended to it are appended to ours too; ``None`` means all is kept. A
+    note rewritten meanwhile is returned, to compute the change again on top of it.
+
+    The displaced note is read until it stops changing: a writer that opened the note just
+    before the swap writes into it just after (``docs/guarantees.md``)."""
+    seen = expected or b""
+    for _ in range(16):
+        now = _reread(displaced)
+        if now == seen:
+            return None
+        if not _only_appended(seen, now):
+            return now
+        _append_bytes(path, now[len(seen) :])
+        seen = now
+    return None
+
+
+def _reread(handle: BinaryIO | None) -> bytes:
+    if handle is None:
+        return b""
+    handle.seek(0)
+    return handle.read()
+
+
+def _only_appended(before: bytes, after: bytes) -> bool:
+    """Whether ``after`` is ``before`` with whole lines appended."""
+    return len(after) > len(before) and after.startswith(before) and before.endswith(b"\n")
+
+
+def _append_bytes(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        _append_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            refuse_symlink(path)
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def _changed_bytes(base: bytes | None, change: Callable[[str], str | None]) -> bytes | None:
+    old = decode_note(base or b"")
+    crlf = uses_crlf(old)
+    new = change(old.replace("\r\n", "\n") if crlf else old)
+    if new is None:
+        return None
+    if crlf:
+        new = new.replace("\n", "\r\n")
+    data = new.encode("utf-8")
+    return None if data == (base or b"") else data
+
+
+def decode_note(data: bytes, shown: str = "the note") -> str:
+    """A note's bytes as text for editing, byte for byte (a UTF-8 BOM is kept as U+FEFF).
+
+    Raises:
+        NotUTF8Error: the bytes are not UTF-8 (UTF-16 is named as such).
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        kind = "UTF-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "not valid UTF-8"
+        raise NotUTF8Error(
+            f"{shown} is {kind} (byte {exc.start}); vaultmem writes only UTF-8 notes and "
+            "leaves this one unchanged: convert it to UTF-8 to let vaultmem write it"
+        ) from exc
+
+
+def uses_crlf(text: str) -> bool:
+    """Whether every line of ``text`` ends in CRLF (then edits keep CRLF)."""
+    count = text.count("\n")
+    return count > 0 and text.count("\r\n") == count
+
+
+@contextlib.contextmanager
+def _swap_in(
+    path: Path, data: bytes, expected: bytes | None
+) -> Iterator[tuple[BinaryIO | None, bool]]:
+    """Put ``data`` at ``path``; yield ``(the file that was there, still open, swapped)``.
+
+    ``swapped`` is false when nothing was written because the note appeared or vanished
+    since we read it: then compute again from what is there now.
+    """
+    tmp = _write_temp(path, data)
+    displaced: BinaryIO | None = None
+    try:
+        if expected is None:
+            yield None, _link_new(tmp, path, data)
+            return
+        # The displaced file stays open (closed below, after the caller has read it).
+        displaced = open(tmp, "rb") if _exchange(tmp, path) else _replace_keeping_old(tmp, path)  # noqa: SIM115
+        # The rename is durable once its folder is synced. Done before the caller reads the
+        # displaced note, it also gives a writer that opened the note just before the swap
+        # the time to finish writing to it.
+        _sync_folder(path.parent)
+        yield displaced, displaced is not None
+    finally:
+        if displaced is not None:
+            displaced.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _sync_folder(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # not every system can open a folder to sync it
+        fd = os.open(folder, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _replace_keeping_old(tmp: str, path: Path) -> BinaryIO | None:
+    """Where files cannot be swapped: replace ``path`` while holding the old file open, so
+    what was written to it up to the replace can still be read."""
+    try:
+        old = open(path, "rb")  # noqa: SIM115 - the caller closes it
+    except FileNotFoundError:
+        return None
+    os.replace(tmp, path)
+    return old
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+@lru_cache(maxsize=1)
+def _renameat2() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # an old C library
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
+    function.argtypes.append(ctypes.c_uint)
+    function.restype = ctypes.c_int
+    return function
+
+
+def _exchange(tmp: str, path: Path) -> bool:
+    """Atomically swap two files' names; ``False`` where the system cannot."""
+    function = _renameat2()
+    if function is None:
+        return False
+    result = function(_AT_FDCWD, os.fsencode(tmp), _AT_FDCWD, os.fsencode(path), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False  # a file system that cannot exchange (NFS, some FUSE)
+    if code == errno.ENOENT:  # the note was deleted meanwhile: replace as for a new file
+        return False
+    raise OSError(code, os.strerror(code), str(path))
+
+
+# -- appends ------------------------------------------------------------------------------
+
+
+def append_text(path: Path, addition: Callable[[str], str | None]) -> tuple[int, str] | None:
+    """Append to a note in place with one ``O_APPEND`` write (see the module docstring).
+
+    ``addition(current_text)`` returns the text to append (``None``: nothing to do); it sees
+    the note as it is, line endings included, so it can match them. The note is created if
+    missing.
+
+    Returns:
+        ``(byte offset where the addition starts, the note's text before it)``, or ``None``
+        when nothing was appended.
+
+    Raises:
+        NotUTF8Error: the note is not UTF-8.
+        PathOutsideVaultError: the note is a symlink.
+        OSError: the note cannot be opened or written (a folder, no space, read-only).
+    """
+    for _ in range(3):
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            fd = os.open(path, flags, _new_file_mode(path.parent))
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                refuse_symlink(path)
+            raise
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
+            text = decode_note(_read_all(fd), str(path))
+            extra = addition(text)
+            if extra is None:
+                return None
+            offset = _append_all(fd, extra.encode("utf-8"))
+            os.fsync(fd)
+            if _still_at(path, fd):
+                return offset, _read_all(fd)[:offset].decode("utf-8", errors="replace")
+            # The note was replaced (an editor's save) after we opened it: our line went to
+            # the old file. Append again to the new one (``addition`` sees it there or not).
+        finally:
+            os.close(fd)
+    raise VaultmemError(f"{path} kept being replaced while vaultmem appended to it; try again")
+
+
+def _read_all(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    chunks: list[bytes] = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, max(size - offset, 65536), offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _append_all(fd: int, data: bytes) -> int:
+    """Write all of ``data`` at the end; returns where it starts. A write cut short (no
+    space) is taken back, so the note never ends in half a line of ours."""
+    start = None
+    written = 0
+    try:
+        while written < len(data):
+            count = os.write(fd, data[written:])
+            if start is None:
+                start = os.lseek(fd, 0, os.SEEK_CUR) - count
+            written += count
+    except OSError:
+        if start is not None and os.fstat(fd).st_size == start + written:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+        raise
+    return start if start is not None else os.fstat(fd).st_size
+
+
+def _still_at(path: Path, fd: int) -> bool:
+    try:
+        now = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+# -- the write lock -----------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def vault_write_lock(state_dir: Path, timeout: float = 10.0) -> Iterator[None]:
+    """Serialize vaultmem's own writers of one vault (processes and threads alike) with an
+    ``flock`` on ``.vaultmem/write.lock``; the kernel drops it if the process dies.
+
+    Raises:
+        VaultmemError: the lock cannot be taken (held too long, or ``.vaultmem`` is not
+            writable).
+    """
+    import fcntl
+
+    try:
+        fd = os.open(state_dir / "write.lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
+    except OSError as exc:
+        raise VaultmemError(
+            f"cannot open {state_dir / 'write.lock'} ({exc.strerror or exc}); "
+            f"vaultmem needs to write in {state_dir}"
+        ) from exc
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise VaultmemError(
+                        f"another vaultmem process held {state_dir / 'write.lock'} for "
+                        f"{timeout:.0f} s; try again"
+                    ) from None
+                time.sleep(0.005)
+        clean_temp_files(state_dir)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
