@@ -9,10 +9,10 @@ gives the same search results) as an index rebuilt from the files into another d
 from __future__ import annotations
 
 import shutil
-import sqlite3
 import tempfile
 from pathlib import Path
 
+from conftest import snapshot
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
@@ -45,44 +45,6 @@ LINES = st.sampled_from(
 BODIES = st.lists(LINES, max_size=12).map("\n".join)
 GARBAGE = st.binary(max_size=64)
 QUERIES = ["budget", "预算", "deploy", "飞书插件配置", "alice", "callout", "heading", "子标题"]
-
-
-def snapshot(db: Path) -> tuple[list[tuple[object, ...]], ...]:
-    conn = sqlite3.connect(db)
-    try:
-        chunks = conn.execute(
-            "SELECT path, chunk_id, kind, line_start, line_end, heading, text, block_id, date"
-            " FROM chunks ORDER BY path, chunk_id"
-        ).fetchall()
-        files = conn.execute(
-            "SELECT path, hash, date, frontmatter, warnings, chunks FROM files ORDER BY path"
-        ).fetchall()
-        tags = conn.execute(
-            "SELECT t.path, c.chunk_id, t.tag FROM tags t LEFT JOIN chunks c ON c.id = t.chunk"
-            " ORDER BY 1, 2, 3"
-        ).fetchall()
-        links = conn.execute(
-            "SELECT l.path, c.chunk_id, target, embed FROM links l JOIN chunks c ON c.id = l.chunk"
-            " ORDER BY 1, 2, 3"
-        ).fetchall()
-        fields = conn.execute(
-            "SELECT f.path, c.chunk_id, key, value FROM fields f JOIN chunks c ON c.id = f.chunk"
-            " ORDER BY 1, 2, 3, 4"
-        ).fetchall()
-        # The inverted index itself, term by term, mapped to stable chunk identities.
-        conn.execute(
-            "CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'chunks_fts', 'instance')"
-        )
-        fts = conn.execute(
-            "SELECT c.path, c.chunk_id, v.term, v.col, v.offset FROM temp.vocab v"
-            " JOIN chunks c ON c.id = v.doc ORDER BY 1, 2, 3, 4, 5"
-        ).fetchall()
-        orphans = conn.execute(
-            "SELECT COUNT(*) FROM temp.vocab WHERE doc NOT IN (SELECT id FROM chunks)"
-        ).fetchall()
-    finally:
-        conn.close()
-    return chunks, files, tags, links, fields, fts, orphans
 
 
 @settings(
