@@ -678,3 +678,17 @@ def test_memory_settings_out_of_range_are_refused(vault: Vault, config: str, mes
     assert result.stderr.startswith(f"Error: .vaultmem/config.toml: {message}")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert (vault.root / "facts/general.md").read_text() == archived_fact
+
+
+def test_a_fact_id_on_two_lines_of_a_file_is_never_struck_by_id(vault: Vault) -> None:
+    """Striking by id would reach the first line holding it, whichever fact was meant."""
+    mine = (
+        "- The office plant is a ficus [created:: 2026-11-20] ^fdup\n"
+        "- I like green tea every morning [created:: 2026-11-20] ^fdup\n"
+    )
+    write(vault.root, "facts/general.md", mine)
+    daily(vault, "2026-11-22", "- **user** Remember: I don't like green tea anymore ^a1")
+    report = vault.consolidate(today=DAY)
+    assert report.superseded == 0
+    assert any("^fdup is on several lines" in notice for notice in report.notices)
+    assert (vault.root / "facts/general.md").read_text() == mine

@@ -251,15 +251,16 @@ class Consolidation:
         if match is not None:
             old = self.by_id[match.key]
             if old.kind == "belief" and confidence is None and match.verdict != "conflict":
-                self._change_fact(
+                confirmed = self._change_fact(
                     old,
                     lambda line: with_fields(
                         without_fields(line, ("confidence",)),
                         [("confirmed_by", source_link(key))],
                     ),
                 )
-                self.events.append(("distilled", key, old.id or fact_id(key)))
-                self.report.confirmed += 1
+                if confirmed:  # else dealt with on a run after the ids are fixed
+                    self.events.append(("distilled", key, old.id or fact_id(key)))
+                self.report.confirmed += confirmed
                 return
             if match.verdict == "duplicate":
                 self.events.append(("distilled", key, match.key))
@@ -302,20 +303,29 @@ class Consolidation:
 
         self.edits.add(path, change)
 
-    def _change_fact(self, fact: Fact, change: Callable[[str], str]) -> None:
-        """Change a fact line, whether it is already in a file or planned in this run."""
+    def _change_fact(self, fact: Fact, change: Callable[[str], str]) -> bool:
+        """Change a fact line, whether it is already in a file or planned in this run;
+        ``False`` (and a notice) when its id is on several lines of its file, where an
+        edit by id could change the wrong one."""
         assert fact.id is not None
-        self.changed.add(fact.id)
         pending = self.pending.get(fact.path, {})
         if fact.id in pending:
             pending[fact.id] = change(pending[fact.id])
+        elif self.id_lines.get(fact.path, Counter())[fact.id] > 1:
+            self.report.notices.append(
+                f"{fact.path}: ^{fact.id} is on several lines; give each its own id "
+                "(left unchanged)"
+            )
+            return False
         else:
             self.edits.edit_line(fact.path, fact.id, change)
+        self.changed.add(fact.id)
         updated = parse_entry(change(fact.entry.raw))
         if updated is not None:
             fact.entry = updated
         if not fact.live:
             self.factset.discard(fact.id)
+        return True
 
     def _reconcile(self, completed: set[str]) -> None:
         """Settle facts found in both ``facts/`` and ``archive/``, then strike every fact a
@@ -345,8 +355,8 @@ class Consolidation:
                     ("superseded_by", fact_link(fact.path, fact.id)),
                     ("superseded", str(fact.day or self.today)),
                 ]
-                self._change_fact(old, partial(with_fields, fields=marks, strike=True))
-                self.report.superseded += 1
+                strike = partial(with_fields, fields=marks, strike=True)
+                self.report.superseded += self._change_fact(old, strike)
 
     def _drop_copy(self, fact: Fact, keep: Fact) -> None:
         """Remove one of two copies of a fact line (``keep`` stays) unless its id is on
