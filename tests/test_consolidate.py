@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,9 @@ from conftest import write
 from vaultmem import Vault
 from vaultmem.context import BEGIN, END, block_of, count_tokens
 from vaultmem.memory import edits as edits_module
+from vaultmem.memory import ledger as ledger_module
 from vaultmem.memory.facts import parse_entries
+from vaultmem.memory.ledger import Ledger
 
 DAY = dt.date(2026, 11, 22)
 HEADER = "---\ndate: {day}\ntype: daily\n---\n\n# {day}\n\n"
@@ -383,6 +386,8 @@ def test_a_run_killed_at_any_write_then_rerun_equals_one_clean_run(
         many_lines(clean)
         clean.consolidate(today=DAY)
     expected = facts_text(clean_root)
+    dealt_with = set(Ledger.read(clean_root).distilled)
+    assert len(dealt_with) > 100
     writes = 0
     real = edits_module.update_text
 
@@ -418,6 +423,7 @@ def test_a_run_killed_at_any_write_then_rerun_equals_one_clean_run(
         with Vault(root) as resumed:
             resumed.consolidate(today=DAY)
         assert facts_text(root) == expected, f"crash at write {crash_at}"
+        assert set(Ledger.read(root).distilled) == dealt_with, f"crash at write {crash_at}"
 
 
 def test_sigkill_during_a_real_run_then_rerun_equals_a_clean_run(tmp_path: Path) -> None:
@@ -427,6 +433,7 @@ def test_sigkill_during_a_real_run_then_rerun_equals_a_clean_run(tmp_path: Path)
         many_lines(clean, days=30)
         clean.consolidate(today=DAY)
     expected = facts_text(clean_root)
+    dealt_with = set(Ledger.read(clean_root).distilled)
     root = tmp_path / "killed"
     Vault.init(root)
     with Vault(root) as vault:
@@ -449,6 +456,7 @@ def test_sigkill_during_a_real_run_then_rerun_equals_a_clean_run(tmp_path: Path)
     result = run_cli(root, "consolidate", "--today", "2026-11-22")
     assert result.returncode == 0, result.stderr
     assert facts_text(root) == expected
+    assert set(Ledger.read(root).distilled) == dealt_with
 
 
 def test_cli_consolidate_forget_tree_validate(example_vault: Vault) -> None:
@@ -468,3 +476,219 @@ def test_cli_consolidate_forget_tree_validate(example_vault: Vault) -> None:
     checked = run_cli(root, "validate")
     assert checked.returncode == 1 and "broken-link: [[Bob]]: no such note" in checked.stdout
     assert "Traceback" not in checked.stderr + missing.stderr
+
+
+# -- a person's edits to facts and the archive stay (issue 12, items 4 and 5) -------------
+
+OLD_FACT = "- The old build server was called hal9000 [created:: 2020-01-01] ^old1"
+
+
+def lines_with_id(root: Path, ident: str) -> list[str]:
+    """``path: line`` of every line of facts/ and archive/ ending in ``^ident``."""
+    return [
+        f"{path}: {line}"
+        for path, text in facts_text(root).items()
+        if path.startswith(("facts/", "archive/"))
+        for line in text.splitlines()
+        if line.endswith(f" ^{ident}")
+    ]
+
+
+def archived_old_fact(vault: Vault) -> None:
+    write(vault.root, "facts/general.md", OLD_FACT + "\n")
+    assert vault.consolidate("quick", today=DAY).archived == 1
+    assert lines_with_id(vault.root, "old1") == [f"archive/general.md: {OLD_FACT}"]
+
+
+@pytest.mark.parametrize(
+    "revived",
+    [
+        "- The old build server was called hal9000 [created:: 2020-01-01] #pinned ^old1",
+        "- The old build server was called hal9000 #pinned ^old1",
+        "- The old build server is called hal9000 and still runs CI [importance:: 1] #pinned ^old1",
+    ],
+    ids=["pinned", "pinned-fields-removed", "words-edited"],
+)
+def test_a_revived_archived_fact_stays_and_its_archive_copy_goes(
+    vault: Vault, revived: str
+) -> None:
+    archived_old_fact(vault)
+    write(vault.root, "facts/general.md", revived + "\n")
+    vault.commit("revive the build server fact")
+    for mode in ("daily", "full", "quick"):
+        vault.consolidate(mode, today=DAY)
+        assert lines_with_id(vault.root, "old1") == [f"facts/general.md: {revived}"], mode
+
+
+def test_a_revived_fact_whose_words_decay_again_is_archived_with_the_persons_words(
+    vault: Vault,
+) -> None:
+    archived_old_fact(vault)
+    edited = "- The old build server hal9000 was retired in 2021 [created:: 2020-01-01] ^old1"
+    write(vault.root, "facts/general.md", edited + "\n")
+    vault.consolidate(today=DAY)
+    assert lines_with_id(vault.root, "old1") == [f"archive/general.md: {edited}"]
+
+
+def test_a_fact_copied_back_word_for_word_after_its_move_is_a_revival(vault: Vault) -> None:
+    archived_old_fact(vault)
+    # The person stops archiving (tier_cold 0) and copies the line back as it was.
+    write(vault.root, ".vaultmem/config.toml", "[memory]\ntier_cold = 0\n")
+    write(vault.root, "facts/general.md", OLD_FACT + "\n")
+    with Vault(vault.root) as reopened:
+        reopened.consolidate(today=DAY)
+    assert lines_with_id(vault.root, "old1") == [f"facts/general.md: {OLD_FACT}"]
+
+
+def person_facts(root: Path) -> dict[str, str]:
+    return {p: t for p, t in facts_text(root).items() if p.startswith(("facts/", "archive/"))}
+
+
+def without_fields_or_id(line: str) -> str:
+    return line.split(" [", 1)[0]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda line: None,
+        without_fields_or_id,
+        lambda line: line.split(" [", 1)[0] + " ^" + line.rsplit("^", 1)[1],
+        lambda line: (
+            line.replace("peanuts", "peanuts and cashews").split(" [source::")[0]
+            + " ^"
+            + line.rsplit("^", 1)[1]
+        ),
+    ],
+    ids=["deleted", "fields-and-id-removed", "fields-removed", "words-edited-source-removed"],
+)
+def test_a_fact_a_person_deleted_or_edited_never_comes_back(
+    vault: Vault, edit: Callable[[str], str | None]
+) -> None:
+    daily(
+        vault,
+        "2026-11-22",
+        "- **user** Alice is allergic to peanuts, remember ^a1",
+        "- **user** Decided: we always deploy on Tuesdays, never Fridays ^a2",
+    )
+    vault.consolidate(today=DAY)
+    health = vault.root / "facts/health.md"
+    fact = fact_lines(vault.root, "facts/health.md")[0]
+    changed = edit(fact)
+    text = health.read_text().replace(fact + "\n", "" if changed is None else changed + "\n")
+    health.write_text(text)
+    vault.commit("my edit")
+    expected = person_facts(vault.root)
+    vault.consolidate("full", today=DAY)
+    assert person_facts(vault.root) == expected
+    (vault.root / ".vaultmem/consolidate.json").unlink()  # documented as safe to delete
+    vault.consolidate(today=DAY)
+    assert person_facts(vault.root) == expected
+
+
+def test_a_fact_and_its_daily_line_both_deleted_stay_deleted(vault: Vault) -> None:
+    daily(vault, "2026-11-22", "- **user** Alice is allergic to peanuts, remember ^a1")
+    vault.consolidate(today=DAY)
+    daily(vault, "2026-11-22", "- **user** something else entirely")
+    (vault.root / "facts/health.md").write_text("")
+    for mode in ("full", "daily"):
+        vault.consolidate(mode, today=DAY)
+        assert "peanuts" not in "".join(person_facts(vault.root).values())
+
+
+def test_a_run_stopped_between_its_facts_and_its_log_loses_nothing(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The facts are written before the log: a crash between the two leaves facts the log
+    lacks, and the next run logs them, so a fact deleted afterwards stays deleted."""
+    daily(vault, "2026-11-22", "- **user** Alice is allergic to peanuts, remember ^a1")
+    real = ledger_module.append
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(ledger_module, "append", killed)
+    with pytest.raises(KeyboardInterrupt):
+        vault.consolidate(today=DAY)
+    assert "peanuts" in (vault.root / "facts/health.md").read_text()  # written first
+    assert "2026-11-22#a1" not in Ledger.read(vault.root).distilled
+    monkeypatch.setattr(ledger_module, "append", real)
+    vault.consolidate(today=DAY)
+    assert "2026-11-22#a1" in Ledger.read(vault.root).distilled
+    (vault.root / "facts/health.md").write_text("")
+    (vault.root / ".vaultmem/consolidate.json").unlink()
+    for mode in ("full", "daily"):
+        assert vault.consolidate(mode, today=DAY).new_facts == 0
+    assert (vault.root / "facts/health.md").read_text() == ""
+
+
+def test_the_log_survives_torn_junk_and_union_merged_lines(tmp_path: Path) -> None:
+    folder = tmp_path / ".vaultmem/log"
+    folder.mkdir(parents=True)
+    (folder / "laptop.log").write_text(
+        "2026-11-20T09:00:00\tdistilled\t2026-11-20#a1\tf1\n"
+        "<<<<<<< HEAD\n"  # a merge a person resolved badly
+        "not an event\n"
+        "\x00\x00\x00\n"
+        "2026-11-20T09:00:01\taccess\tf1\n"
+        "=======\n"
+        "2026-11-20T09:00:02\tdistilled\t2026-11-20#a2\tf2\r\n"  # a CRLF checkout
+        "2026-11-20T09:00:03\tdistilled\tnot-a-key\tf3\n"
+        "2026-11-20T09:00:04\tdistilled\t2026-11-20#a4\n"  # a field missing
+        ">>>>>>> phone\n"
+        "2026-11-20T09:00:05\tdistilled\t2026-11-20#a5\tf5\n"
+        "2026-11-20T09:00:06\tdistilled\t2026-11-20#a6"  # torn: the device crashed here
+    )
+    (folder / "phone.log").write_bytes(b"2026-11-21T10:00:00\tforgot\t2026-11-21#b1\tb1\n\xff\n")
+    read = Ledger.read(tmp_path)
+    assert read.distilled == {
+        "2026-11-20#a1": "f1",
+        "2026-11-20#a2": "f2",
+        "2026-11-20#a5": "f5",
+        "2026-11-21#b1": "b1",
+    }
+    assert read.accesses == {"f1": 1}
+    ledger_module.append(tmp_path, "laptop", [("distilled", "2026-11-22#c1", "fc")])
+    again = Ledger.read(tmp_path)
+    assert again.distilled["2026-11-22#c1"] == "fc"  # not glued to the torn line
+    assert "2026-11-20#a6" not in again.distilled
+
+
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ("decay_fact = 2", "memory.decay_fact must be between 0 and 0.5, got 2.0"),
+        ("decay_belief = -0.1", "memory.decay_belief must be between 0 and 0.5, got -0.1"),
+        ("admit_threshold = 1.5", "memory.admit_threshold must be between 0 and 1, got 1.5"),
+        ("hotness_daily = 2", "memory.hotness_daily must be between 0 and 1, got 2.0"),
+        ("importance_slowdown = 3", "memory.importance_slowdown must be between 0 and 1"),
+        ("tier_cold = nan", "memory.tier_cold must be a number, got nan"),
+        ("tier_warm = 0.8", "memory.tier_warm (0.8) must be below memory.tier_hot (0.7)"),
+        ("tier_cold = 0.3", "memory.tier_cold (0.3) must be below memory.tier_warm (0.3)"),
+        ("topic_dormant = 0.6", "memory.topic_dormant (0.6) must be below memory.topic_active"),
+        ("lessons = -1", "memory.lessons must be at least 0, got -1"),
+    ],
+)
+def test_memory_settings_out_of_range_are_refused(vault: Vault, config: str, message: str) -> None:
+    archived_fact = "- An old fact [created:: 2026-11-01] [importance:: 0.6] ^f1\n"
+    write(vault.root, "facts/general.md", archived_fact)
+    write(vault.root, ".vaultmem/config.toml", f"[memory]\n{config}\n")
+    result = run_cli(vault.root, "consolidate", "--today", "2026-11-22")
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"Error: .vaultmem/config.toml: {message}")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert (vault.root / "facts/general.md").read_text() == archived_fact
+
+
+def test_a_fact_id_on_two_lines_of_a_file_is_never_struck_by_id(vault: Vault) -> None:
+    """Striking by id would reach the first line holding it, whichever fact was meant."""
+    mine = (
+        "- The office plant is a ficus [created:: 2026-11-20] ^fdup\n"
+        "- I like green tea every morning [created:: 2026-11-20] ^fdup\n"
+    )
+    write(vault.root, "facts/general.md", mine)
+    daily(vault, "2026-11-22", "- **user** Remember: I don't like green tea anymore ^a1")
+    report = vault.consolidate(today=DAY)
+    assert report.superseded == 0
+    assert any("^fdup is on several lines" in notice for notice in report.notices)
+    assert (vault.root / "facts/general.md").read_text() == mine

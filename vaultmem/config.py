@@ -129,23 +129,70 @@ def _section(cls: type[Any], name: str, raw: object) -> Any:
             raise ConfigError(
                 f"{CONFIG_PATH}: {name}.{key} must be {type(default).__name__}, got {value!r}"
             )
-        low = _MINIMUM.get(f"{name}.{key}")
-        if low is not None and value < low:
-            raise ConfigError(f"{CONFIG_PATH}: {name}.{key} must be at least {low}, got {value!r}")
+        _check_range(f"{name}.{key}", value)
         values[key] = value
-    return cls(**values)
+    section = cls(**values)
+    if isinstance(section, MemoryConfig):
+        _check_order(section)
+    return section
 
 
-_MINIMUM = {
-    "index.max_file_bytes": 1,
-    "index.chunk_max_chars": 100,
-    "index.busy_timeout_ms": 0,
-    "search.default_limit": 1,
-    "memory.budget_tokens": 50,
-    "memory.topic_min_facts": 1,
-    "memory.summary_min_facts": 1,
-    "memory.lessons": 0,
-    "memory.highlight_days": 0,
+def _check_range(key: str, value: object) -> None:
+    bounds = _RANGE.get(key)
+    if bounds is None or not isinstance(value, int | float):
+        return
+    low, high = bounds
+    if value != value:  # TOML allows nan, which every comparison would let through
+        raise ConfigError(f"{CONFIG_PATH}: {key} must be a number, got nan")
+    if high is None and value < low:
+        raise ConfigError(f"{CONFIG_PATH}: {key} must be at least {low}, got {value!r}")
+    if high is not None and not low <= value <= high:
+        raise ConfigError(f"{CONFIG_PATH}: {key} must be between {low} and {high}, got {value!r}")
+
+
+def _check_order(memory: MemoryConfig) -> None:
+    """Thresholds that only mean something in order."""
+    for higher, lower, rule in (
+        ("tier_hot", "tier_warm", "tiers go hot > warm > cold"),
+        ("tier_warm", "tier_cold", "tiers go hot > warm > cold"),
+        ("topic_active", "topic_dormant", "a topic is active above dormant"),
+    ):
+        high, low = getattr(memory, higher), getattr(memory, lower)
+        if not high > low:
+            raise ConfigError(
+                f"{CONFIG_PATH}: memory.{lower} ({low!r}) must be below memory.{higher} "
+                f"({high!r}): {rule}"
+            )
+
+
+# Allowed values: (minimum, maximum or None for no maximum), both inclusive.
+_RANGE: dict[str, tuple[float, float | None]] = {
+    "index.max_file_bytes": (1, None),
+    "index.chunk_max_chars": (100, None),
+    "index.busy_timeout_ms": (0, None),
+    "search.default_limit": (1, None),
+    "memory.admit_threshold": (0, 1),
+    "memory.duplicate_similarity": (0, 1),
+    "memory.conflict_similarity": (0, 1),
+    # A day's decay is at most half a memory's score, so one day can never archive
+    # everything (a rate of 1 or more would zero every score on its first day).
+    "memory.decay_fact": (0, 0.5),
+    "memory.decay_belief": (0, 0.5),
+    "memory.decay_summary": (0, 0.5),
+    "memory.importance_slowdown": (0, 1),  # above 1 an important memory would grow
+    "memory.reinforcement": (0, 1),
+    "memory.tier_hot": (0, 1),
+    "memory.tier_warm": (0, 1),
+    "memory.tier_cold": (0, 1),
+    "memory.hotness_mention": (0, 1),
+    "memory.hotness_daily": (0, 1),
+    "memory.topic_active": (0, 1),
+    "memory.topic_dormant": (0, 1),
+    "memory.budget_tokens": (50, None),
+    "memory.topic_min_facts": (1, None),
+    "memory.summary_min_facts": (1, None),
+    "memory.lessons": (0, None),
+    "memory.highlight_days": (0, None),
 }
 
 

@@ -43,3 +43,7 @@ class DaemonRunningError(VaultmemError):
 
 class Interrupted(VaultmemError):
     """An index run was asked to stop midway; nothing of it was written."""
+
+
+class AmbiguousIdError(VaultmemError):
+    """A block id names more than one line; the message lists them and how to pick one."""

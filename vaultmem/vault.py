@@ -32,7 +32,6 @@ from .files import (
 )
 from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import Job, parallel_map, plan_changes
-from .memory.facts import parse_entries
 from .memory.remember import capture, store_line
 from .parse import parse_document, split_lines
 from .search import Hit
@@ -557,29 +556,22 @@ class Vault:
         today: dt.date | None = None,
     ) -> Forgotten:
         """Take back a memory by its block id: a fact (``f...``), or a daily-note line
-        (``m...``, or ``YYYY-MM-DD#id`` for ids that repeat across notes) with the facts
-        distilled from it. Soft strikes the words through; ``hard`` removes them from the
-        working files (git history keeps them). See ``memory/forget.py``.
+        with the facts distilled from it. ``ident`` must name one line: ``YYYY-MM-DD#id``
+        names a daily note's line (ids like ``s1-1`` repeat across notes), ``PATH#id`` any
+        note's. Soft strikes the words through; ``hard`` removes them from the working
+        files (git history keeps them). See ``memory/forget.py``.
 
         Raises:
             VaultmemError: no line has that block id.
+            AmbiguousIdError: it names more than one line (nothing is written).
         """
         from .memory import ledger
         from .memory.consolidate import Consolidation
-        from .memory.forget import Target, plan_forget
+        from .memory.forget import forget_plan
 
-        day, _, block = ident.rpartition("#")
-        block = block.lstrip("^")
         today = today or dt.date.today()
         run = Consolidation(self.root, self.config, today, "quick")
-        run.load_facts()
-        found = [Target(f.path, f.entry) for f in run.facts if f.id == block and not day]
-        note = f"memory/{day}.md"
-        for path, text, _ in run.notes("memory", (lambda path: path == note) if day else None):
-            found += [Target(path, e) for e in parse_entries(text) if e.block_id == block]
-        if not found:
-            raise VaultmemError(f"no memory line has the block id ^{block}")
-        plan = plan_forget(found, run.facts, reason=reason, hard=hard, today=today)
+        plan = forget_plan(run, ident, reason=reason, hard=hard, today=today)
         changed, notices = plan.edits.apply(self.root, self.root / STATE_DIR)
         ledger.append(self.root, self.device, plan.events)
         after = Consolidation(self.root, self.config, today, "quick")
@@ -588,8 +580,8 @@ class Vault:
         if changed:
             self.index_paths(changed)
         verb = "forget --hard" if hard else "forget"
-        commit = self._commit_quietly(f"{verb} ^{block}", notices)
-        return Forgotten(block, plan.lines, changed, notices, commit)
+        commit = self._commit_quietly(f"{verb} ^{plan.block}", notices)
+        return Forgotten(plan.block, plan.lines, changed, notices, commit)
 
     def tiers(self, today: dt.date | None = None) -> dict[str, dict[str, int]]:
         """Facts per file of ``facts/`` and ``archive/``, counted by tier today."""

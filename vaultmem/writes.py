@@ -45,6 +45,11 @@ from typing import BinaryIO
 
 from .errors import PathOutsideVaultError, VaultmemError
 
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
 STATE_DIR = ".vaultmem"
 TEMP_DIR = "tmp"
 # Our temp files start with this prefix so the watcher, the scan and git can ignore them.
@@ -282,6 +287,7 @@ def _settle(path: Path, expected: bytes | None, displaced: BinaryIO | None) -> b
     before the swap writes into it just after (``docs/guarantees.md``)."""
     seen = expected or b""
     for _ in range(16):
+        _wait_for_writers(displaced)
         now = _reread(displaced)
         if now == seen:
             return None
@@ -290,6 +296,26 @@ def _settle(path: Path, expected: bytes | None, displaced: BinaryIO | None) -> b
         _append_bytes(path, now[len(seen) :])
         seen = now
     return None
+
+
+def _wait_for_writers(handle: BinaryIO | None, timeout: float = 2.0) -> None:
+    """Wait until no process has the displaced note open for writing, so that what we read
+    next is all that was written to it. Linux tells: a read lease can be taken only on a
+    file nobody has open for writing. Elsewhere, or for a writer that keeps the file open
+    longer than ``timeout``, we go on with what is there."""
+    set_lease = getattr(fcntl, "F_SETLEASE", None) if fcntl is not None else None
+    if handle is None or set_lease is None:
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.fcntl(handle.fileno(), set_lease, fcntl.F_RDLCK)
+            fcntl.fcntl(handle.fileno(), set_lease, fcntl.F_UNLCK)
+            return
+        except OSError as exc:
+            if exc.errno != errno.EAGAIN or time.monotonic() > deadline:
+                return  # leases not allowed here (not our file, disabled): go on
+            time.sleep(0.001)
 
 
 def _reread(handle: BinaryIO | None) -> bytes:
@@ -540,8 +566,7 @@ def vault_write_lock(state_dir: Path, timeout: float = 10.0) -> Iterator[None]:
         VaultmemError: the lock cannot be taken (held too long, or ``.vaultmem`` is not
             writable).
     """
-    import fcntl
-
+    assert fcntl is not None, "the write lock needs flock (not on Windows)"
     try:
         fd = os.open(state_dir / "write.lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
     except OSError as exc:

@@ -2,8 +2,8 @@
 
 The phases (``docs/memory.md``), each reading the files as they are now:
 
-1. **collect** the daily-note lines not yet distilled: no fact cites them as its source and
-   the memory log does not list them;
+1. **collect** the daily-note lines not yet distilled: the memory log does not list them
+   (every line dealt with is logged, after its fact is written) and no fact cites them;
 2. **score** them with the rule table and **admit** those at or above the threshold;
 3. **distill** each into a fact line in its category file, with its metadata and a link to
    the exact daily-note line; a statement of likelihood becomes a belief;
@@ -17,13 +17,15 @@ The plan is a set of ``Edits`` (functions of each note's current text), so a run
 idempotent, and a run killed at any point and run again ends where one clean run would:
 fact ids derive from their source line, appends skip ids already written, and a
 superseding fact carries ``[supersedes:: ]`` so the strike-through is redone if missed.
+The memory log is written after the files: a crash between the two is healed by the next
+run, which logs every source a fact cites that the log lacks.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -37,7 +39,7 @@ from ..parse import find_links
 from ..writes import atomic_write
 from .categories import is_lesson, route
 from .conflicts import FactSet
-from .edits import Edits
+from .edits import Edits, block_ids
 from .extract import extract
 from .facts import (
     PLAIN_ROLES,
@@ -128,6 +130,7 @@ class Consolidation:
         self.checkpoint: dict[str, dict[str, Any]] = {}
         self.changed: set[str] = set()  # ids of facts changed in this run
         self.topics: list[Topic] = []
+        self.id_lines: dict[str, Counter[str]] = {}  # path: block id -> lines holding it
 
     # -- reading ----------------------------------------------------------------------
 
@@ -151,6 +154,7 @@ class Consolidation:
         """Read every fact line of ``facts/`` and ``archive/``."""
         for folder in ("facts", "archive"):
             for path, text, _ in self.notes(folder):
+                self.id_lines[path] = block_ids(text)
                 for entry in parse_entries(text):
                     self._add_fact(Fact(path, entry))
 
@@ -172,11 +176,12 @@ class Consolidation:
         self.load_facts()
         ledger = Ledger.read(self.root)
         self.accesses = ledger.accesses
-        self.cited = {key for fact in self.facts for key in fact.sources}
+        self.cited = {key: fact.id or "" for fact in self.facts for key in fact.sources}
         if not memory_only:
+            self._log_cited(ledger)
             if self.mode != "quick":
-                self._collect(self.cited | set(ledger.distilled))
-            self._reconcile()
+                self._collect(set(self.cited) | set(ledger.distilled))
+            self._reconcile(ledger.archived)
             self._decay()
             for path, lines in self.pending.items():
                 self.edits.append_lines(path, list(lines.values()), _facts_header(path))
@@ -186,6 +191,14 @@ class Consolidation:
             sorted(self.edits.changes.items(), key=lambda item: _rank(item[0]))
         )
         return self.edits
+
+    def _log_cited(self, ledger: Ledger) -> None:
+        """Log every source a fact cites that the memory log lacks (a run stopped between
+        writing its facts and its log, or facts older than the log), so that the line stays
+        dealt with after a person deletes the fact or its ``[source:: ]``."""
+        for key, ident in sorted(self.cited.items()):
+            if key not in ledger.distilled:
+                self.events.append(("distilled", key, ident or fact_id(key)))
 
     def _collect(self, distilled: set[str]) -> None:
         """Phases 1-4 over every daily note, oldest first."""
@@ -239,14 +252,16 @@ class Consolidation:
         if match is not None:
             old = self.by_id[match.key]
             if old.kind == "belief" and confidence is None and match.verdict != "conflict":
-                self._change_fact(
+                confirmed = self._change_fact(
                     old,
                     lambda line: with_fields(
                         without_fields(line, ("confidence",)),
                         [("confirmed_by", source_link(key))],
                     ),
                 )
-                self.report.confirmed += 1
+                if confirmed:  # else dealt with on a run after the ids are fixed
+                    self.events.append(("distilled", key, old.id or fact_id(key)))
+                self.report.confirmed += confirmed
                 return
             if match.verdict == "duplicate":
                 self.events.append(("distilled", key, match.key))
@@ -267,6 +282,7 @@ class Consolidation:
             supersedes=supersedes,
         )
         self.pending[target][fact_id(key)] = line
+        self.events.append(("distilled", key, fact_id(key)))
         new = parse_entry(line)
         assert new is not None
         self._add_fact(Fact(target, new))
@@ -288,32 +304,47 @@ class Consolidation:
 
         self.edits.add(path, change)
 
-    def _change_fact(self, fact: Fact, change: Callable[[str], str]) -> None:
-        """Change a fact line, whether it is already in a file or planned in this run."""
+    def _change_fact(self, fact: Fact, change: Callable[[str], str]) -> bool:
+        """Change a fact line, whether it is already in a file or planned in this run;
+        ``False`` (and a notice) when its id is on several lines of its file, where an
+        edit by id could change the wrong one."""
         assert fact.id is not None
-        self.changed.add(fact.id)
         pending = self.pending.get(fact.path, {})
         if fact.id in pending:
             pending[fact.id] = change(pending[fact.id])
+        elif self.id_lines.get(fact.path, Counter())[fact.id] > 1:
+            self.report.notices.append(
+                f"{fact.path}: ^{fact.id} is on several lines; give each its own id "
+                "(left unchanged)"
+            )
+            return False
         else:
             self.edits.edit_line(fact.path, fact.id, change)
+        self.changed.add(fact.id)
         updated = parse_entry(change(fact.entry.raw))
         if updated is not None:
             fact.entry = updated
         if not fact.live:
             self.factset.discard(fact.id)
+        return True
 
-    def _reconcile(self) -> None:
-        """Strike every fact a live fact says it supersedes (redone after a crash), and drop
-        from ``facts/`` a line already moved to the archive."""
-        archived = {f.id: f for f in self.facts if f.archived and f.id}
-        leftovers = [f for f in self.facts if f.id in archived and not f.archived]
-        for fact in leftovers:  # a move cut short: the archive has it, drop the copy
-            assert fact.id is not None
-            self.edits.remove_line(fact.path, fact.id)
-            self.facts.remove(fact)
-            self.by_id[fact.id] = archived[fact.id]
-            self.factset.discard(fact.id)
+    def _reconcile(self, completed: set[str]) -> None:
+        """Settle facts found in both ``facts/`` and ``archive/``, then strike every fact a
+        live fact says it supersedes (redone after a crash)."""
+        copies: defaultdict[str, list[Fact]] = defaultdict(list)
+        for fact in self.facts:
+            if fact.id is not None:
+                copies[fact.id].append(fact)
+        for ident, found in copies.items():
+            live = [f for f in found if not f.archived]
+            archived = [f for f in found if f.archived]
+            if not live or not archived:
+                continue
+            if _cut_short(live, archived, ident in completed):
+                self._drop_copy(live[0], keep=archived[0])
+            else:  # a person revived it (or edited it): their line wins
+                for copy in archived:
+                    self._drop_copy(copy, keep=live[0])
         for fact in self.facts:
             if not fact.live or fact.archived or not fact.id:
                 continue
@@ -325,8 +356,26 @@ class Consolidation:
                     ("superseded_by", fact_link(fact.path, fact.id)),
                     ("superseded", str(fact.day or self.today)),
                 ]
-                self._change_fact(old, partial(with_fields, fields=marks, strike=True))
-                self.report.superseded += 1
+                strike = partial(with_fields, fields=marks, strike=True)
+                self.report.superseded += self._change_fact(old, strike)
+
+    def _drop_copy(self, fact: Fact, keep: Fact) -> None:
+        """Remove one of two copies of a fact line (``keep`` stays) unless its id is on
+        more than one line of its note, where removing by id could take the wrong one."""
+        assert fact.id is not None
+        if self.id_lines.get(fact.path, Counter())[fact.id] != 1:
+            self.report.notices.append(
+                f"{fact.path}: ^{fact.id} is on several lines; its copy in {keep.path} "
+                "was left as it is"
+            )
+            return
+        self.edits.remove_line(fact.path, fact.id)
+        self.facts.remove(fact)
+        self.by_id[fact.id] = keep
+        if fact.live and not fact.archived:
+            self.factset.discard(fact.id)
+        if keep.live and not keep.archived:
+            self.factset.add(fact.id, keep.text)
 
     def _live(self) -> list[Fact]:
         return [f for f in self.facts if f.live and not f.archived and not f.moved]
@@ -405,6 +454,8 @@ class Consolidation:
             else:
                 self.edits.move_line(self.root, fact.path, target, fact.id, _facts_header(target))
                 fact.moved = True
+            # Logged once the move is done: a copy found in facts/ later is a revival.
+            self.events.append(("archived", fact.id, target))
             self.report.archived += 1
 
     def _memory_md(self) -> None:
@@ -530,6 +581,24 @@ def _rank(path: str) -> tuple[int, str]:
         if path.startswith(prefix):
             return (number, path)
     return (len(_ORDER), path)
+
+
+def _cut_short(live: list[Fact], archived: list[Fact], moved_before: bool) -> bool:
+    """Whether a fact in both ``facts/`` and ``archive/`` is an archive move cut short
+    (finish it: drop the ``facts/`` copy) rather than a person's revival of an archived
+    line (keep it: drop the archive copy). A move copies the line word for word to the
+    same path under ``archive/`` and only then removes it, so a move cut short leaves two
+    equal lines at matching paths, and the memory log has no completed move of that fact
+    (it is written after the files). Anything else is a person's doing: an edited line
+    (``#pinned`` added, words or fields changed), another file, or a line copied back
+    after a completed move."""
+    if moved_before or len(live) != 1 or len(archived) != 1:
+        return False
+    fact, old = live[0], archived[0]
+    return (
+        old.path == "archive/" + fact.path.removeprefix("facts/")
+        and fact.entry.raw.rstrip() == old.entry.raw.rstrip()
+    )
 
 
 def _is_noise(text: str) -> bool:

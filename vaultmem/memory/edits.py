@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -118,7 +119,23 @@ def _read(path: Path) -> str:
         return ""
 
 
-_BLOCK_IDS = re.compile(r"\s\^([A-Za-z0-9-]+)[ \t]*$", re.M)
+# A block id ends its line after white space other than a line break (``_SPACE``). Plain
+# ``\s`` would match the line break, so that a line holding only ``^id`` would be taken
+# together with the line above it.
+_SPACE = r"[^\S\r\n]"
+_BLOCK_IDS = re.compile(rf"{_SPACE}\^([A-Za-z0-9-]+){_SPACE}*\r?$", re.M)
+
+
+def block_ids(text: str) -> Counter[str]:
+    """How many lines of a note end with each block id."""
+    return Counter(_BLOCK_IDS.findall(text))
+
+
+def block_id_lines(text: str, block_id: str) -> list[int]:
+    """The 1-based numbers of the lines of a note that end with ``^block_id``: the lines an
+    edit by that id could reach (any line, not only list items)."""
+    pattern = re.compile(rf"{_SPACE}\^{re.escape(block_id)}{_SPACE}*\r?$")
+    return [n for n, line in enumerate(text.split("\n"), 1) if pattern.search(line)]
 
 
 def _append(old: str, lines: list[str], header: str) -> str:
@@ -134,7 +151,7 @@ def _append(old: str, lines: list[str], header: str) -> str:
 
 
 def _edit(old: str, block_id: str, change: Callable[[str], str]) -> str:
-    pattern = re.compile(rf"^.*\s\^{re.escape(block_id)}[ \t]*(?:\r?\n|\Z)", re.M)
+    pattern = re.compile(rf"^[^\n]*{_SPACE}\^{re.escape(block_id)}{_SPACE}*(?:\r?\n|\Z)", re.M)
     match = pattern.search(old)
     if match is None:
         return old

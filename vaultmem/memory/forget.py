@@ -6,15 +6,33 @@ working files: the fact line and the daily-note lines it came from (forgetting a
 line takes the facts distilled from it too). Git history still holds them; ``docs/memory.md``
 says how to purge history for real. Either way the memory log records the source line as
 dealt with (by id only, no words), so consolidation does not distill it again.
+
+A block id is not unique across a vault: daily notes repeat ids such as ``^s1-1`` in every
+conversation, and a sync can leave one fact id in two files. Every line a forget would
+change must be the only line of its note with that id, and the id asked for must name one
+line in the vault: otherwise nothing is written and ``AmbiguousIdError`` lists the lines
+(``DATE#ID`` or ``PATH#ID`` names one of them).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .edits import Edits
-from .facts import Entry, Fact, daily_date, source_key, with_fields
+from ..errors import AmbiguousIdError, VaultmemError
+from ..files import read_note
+from .edits import Edits, block_id_lines
+from .facts import Entry, Fact, daily_date, parse_entries, source_key, with_fields
+
+if TYPE_CHECKING:
+    from .consolidate import Consolidation
+
+_BLOCK = re.compile(r"[A-Za-z0-9-]+")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_SHOWN = 10  # lines named in an error; the rest are counted
 
 
 @dataclass
@@ -27,9 +45,130 @@ class Target:
 
 @dataclass
 class ForgetPlan:
+    block: str = ""
     edits: Edits = field(default_factory=Edits)
+    touched: list[tuple[str, str]] = field(default_factory=list)  # (path, block id) changed
     lines: list[str] = field(default_factory=list)  # "path:line" of each line touched
     events: list[tuple[str, ...]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What ``forget ID`` asks for: a block id, and the note it is in when named."""
+
+    block: str
+    note: str | None
+
+    @classmethod
+    def parse(cls, ident: str) -> Wanted:
+        """``ID``, ``DATE#ID`` (the daily note of that date) or ``PATH#ID`` (a note by its
+        vault path, ``.md`` optional); a ``^`` before the id is allowed."""
+        where, _, block = ident.strip().rpartition("#")
+        block = block.strip().removeprefix("^")
+        if not _BLOCK.fullmatch(block):
+            raise VaultmemError(
+                f"{ident!r} is not a block id: give ID, DATE#ID or PATH#ID"
+                " (for example 2026-11-22#d1-3)"
+            )
+        where = where.strip().strip("/")
+        if not where:
+            return cls(block, None)
+        if _DATE.fullmatch(where):
+            return cls(block, f"memory/{where}.md")
+        return cls(block, where if where.endswith(".md") else f"{where}.md")
+
+
+def forget_plan(
+    run: Consolidation, ident: str, *, reason: str | None, hard: bool, today: dt.date
+) -> ForgetPlan:
+    """Find the one line ``ident`` names and plan its forgetting.
+
+    Raises:
+        VaultmemError: ``ident`` is not a block id, or no memory line has it.
+        AmbiguousIdError: it names several lines, or a line the plan would change shares
+            its id with another line of its note.
+    """
+    wanted = Wanted.parse(ident)
+    texts = _Texts(run, wanted.note)
+    found = _find(wanted, texts)
+    facts = [
+        Fact(path, entry)
+        for path, text in texts.read.items()
+        if path.startswith(("facts/", "archive/"))
+        for entry in parse_entries(text)
+    ]
+    plan = plan_forget([found], facts, reason=reason, hard=hard, today=today)
+    plan.block = wanted.block
+    for path, block in plan.touched:
+        numbers = block_id_lines(texts.get(path), block)
+        if len(numbers) > 1:
+            raise AmbiguousIdError(
+                f"forgetting ^{wanted.block} would change ^{block} of {path}, which is on "
+                f"{len(numbers)} of its lines ({_listed([(path, n) for n in numbers])}); "
+                "nothing was changed: give each of those lines its own block id first"
+            )
+        plan.lines += [f"{path}:{n}" for n in numbers]  # none: the line is already gone
+    return plan
+
+
+class _Texts:
+    """The notes a forget may read: ``facts/``, ``archive/`` and the daily notes (only the
+    named one, when a daily note is named), read once; others on demand."""
+
+    def __init__(self, run: Consolidation, note: str | None) -> None:
+        self.run = run
+        only: Callable[[str], bool] | None = None
+        if note is not None and note.startswith("memory/"):
+            only = note.__eq__
+        self.read = {
+            path: text
+            for folder, keep in (("facts", None), ("archive", None), ("memory", only))
+            for path, text, _ in run.notes(folder, keep)
+        }
+
+    def get(self, path: str) -> str:
+        if path not in self.read:
+            read = read_note(self.run.root / path, self.run.config.index.max_file_bytes)
+            self.read[path] = read.text or ""
+        return self.read[path]
+
+
+def _find(wanted: Wanted, texts: _Texts) -> Target:
+    """The one memory line with the block id (in the note named, if one is)."""
+    matches = [
+        (path, number)
+        for path, text in texts.read.items()
+        if wanted.note is None or path == wanted.note
+        for number in block_id_lines(text, wanted.block)
+    ]
+    if len(matches) > 1:
+        raise AmbiguousIdError(_ambiguous(wanted.block, matches))
+    for path, number in matches:
+        for entry in parse_entries(texts.read[path]):
+            if entry.number == number and entry.block_id == wanted.block:
+                return Target(path, entry)
+    where = f" in {wanted.note}" if wanted.note else ""
+    raise VaultmemError(f"no memory line has the block id ^{wanted.block}{where}")
+
+
+def _ambiguous(block: str, matches: list[tuple[str, int]]) -> str:
+    per_note: dict[str, int] = {}
+    for path, _ in matches:
+        per_note[path] = per_note.get(path, 0) + 1
+    single = [path for path, count in per_note.items() if count == 1]
+    if single:
+        day = daily_date(single[0])
+        example = f"{day}#{block}" if day else f"{single[0]}#{block}"
+        hint = f"name the one you mean as DATE#ID or PATH#ID, e.g. {example}"
+    else:
+        hint = "give each of those lines its own block id first"
+    return f"^{block} is on {len(matches)} lines ({_listed(matches)}); nothing was changed: " + hint
+
+
+def _listed(matches: list[tuple[str, int]]) -> str:
+    shown = ", ".join(f"{path}:{number}" for path, number in matches[:_SHOWN])
+    more = len(matches) - _SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def plan_forget(
@@ -60,19 +199,15 @@ def plan_forget(
     fields = [("forgotten", today.isoformat())]
     if reason:
         fields.append(("reason", " ".join(reason.replace("[", "(").replace("]", ")").split())))
-    seen = set()
     for target in targets:
         block = target.entry.block_id
-        if block is None or (target.path, block) in seen:
+        if block is None or (target.path, block) in plan.touched:
             continue
-        seen.add((target.path, block))
+        plan.touched.append((target.path, block))
         if hard:
             plan.edits.remove_line(target.path, block)
         else:
             plan.edits.edit_line(
                 target.path, block, lambda line: with_fields(line, fields, strike=True)
             )
-        plan.lines.append(
-            f"{target.path}:{target.entry.number}" if target.entry.number else target.path
-        )
     return plan

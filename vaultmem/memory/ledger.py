@@ -5,13 +5,23 @@ per file, so a sync never conflicts). One event a line, tab-separated::
 
     2026-11-22T14:03:05	access	f8c21d0a9b4
     2026-11-22T14:10:00	distilled	2026-11-22#m3f9a1c2e	f8c21d0a9b4
+    2026-11-22T14:11:00	archived	f8c21d0a9b4	archive/health.md
     2026-11-22T14:12:00	forgot	2026-11-22#m3f9a1c2e	f8c21d0a9b4
 
 ``access``: a search or context hit on a fact (reinforces it). ``distilled``: a daily-note
-line consolidation has dealt with (made a fact, or merged into one as a repeat), so that a
-fact a person deletes by hand does not come back. ``forgot``: ``vaultmem forget``.
+line consolidation has dealt with (made a new fact of it, merged it into one as a repeat,
+or confirmed a belief with it), so that a fact a person deletes or edits by hand never
+comes back: a person's edit can remove the ``[source:: ]`` link a fact holds, so the log,
+not the fact, is what says a line was dealt with. ``archived``: a fact whose move to the
+archive was completed (a copy later found in ``facts/`` is a person's revival, not a move
+cut short). ``forgot``: ``vaultmem forget``.
+
 Lines are short and written with one ``O_APPEND`` write, so concurrent processes on one
-device never interleave them.
+device never interleave them. Reading is forgiving: a line cut short by a crash (the last
+one, without its newline), junk, or the lines of two devices' logs merged by git's union
+driver are read for the complete events they hold and never stop the rest; a writer that
+finds the file not ending in a newline starts on a new line, so a torn line never swallows
+the next event.
 """
 
 from __future__ import annotations
@@ -35,12 +45,18 @@ def device_name(configured: str = "") -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-") or "device"
 
 
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
+_ID = re.compile(r"[A-Za-z0-9-]+")
+_KEY = re.compile(r"\d{4}-\d{2}-\d{2}#[A-Za-z0-9-]+")
+
+
 @dataclass
 class Ledger:
     """All devices' events, read together."""
 
     accesses: Counter[str] = field(default_factory=Counter)
     distilled: dict[str, str] = field(default_factory=dict)  # source key -> fact id
+    archived: set[str] = field(default_factory=set)  # fact ids moved to the archive
 
     @classmethod
     def read(cls, root: Path) -> Ledger:
@@ -53,13 +69,25 @@ class Ledger:
                 text = log.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-            for line in text.splitlines():
-                parts = line.split("\t")
-                if len(parts) >= 3 and parts[1] == "access":
-                    ledger.accesses[parts[2]] += 1
-                elif len(parts) >= 4 and parts[1] in ("distilled", "forgot"):
-                    ledger.distilled[parts[2]] = parts[3]
+            lines = text.split("\n")
+            # Every event ends in a newline: what follows the last one was cut short.
+            for line in lines[:-1]:
+                ledger._read_line(line.rstrip("\r"))
         return ledger
+
+    def _read_line(self, line: str) -> None:
+        """One event; anything that is not a well-formed event is skipped."""
+        parts = line.split("\t")
+        if len(parts) < 3 or not _TIME.fullmatch(parts[0]):
+            return
+        kind, fields = parts[1], parts[2:]
+        if kind == "access" and _ID.fullmatch(fields[0]):
+            self.accesses[fields[0]] += 1
+        elif kind in ("distilled", "forgot") and len(fields) >= 2:
+            if _KEY.fullmatch(fields[0]) and _ID.fullmatch(fields[1]):
+                self.distilled[fields[0]] = fields[1]
+        elif kind == "archived" and _ID.fullmatch(fields[0]):
+            self.archived.add(fields[0])
 
 
 def append(root: Path, device: str, events: Iterable[tuple[str, ...]]) -> None:
@@ -72,8 +100,13 @@ def append(root: Path, device: str, events: Iterable[tuple[str, ...]]) -> None:
         return
     folder = root / LOG_DIR
     folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / f"{device}.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(folder / f"{device}.log", os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
     try:
-        os.write(fd, lines.encode("utf-8"))
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            lines = "\n" + lines  # the last write was cut short: keep its torn line apart
+        data = lines.encode("utf-8")
+        while data:  # a regular file takes it in one write; loop in case it does not
+            data = data[os.write(fd, data) :]
     finally:
         os.close(fd)
