@@ -100,6 +100,40 @@ def commit_init(root: Path, added: list[str]) -> bool:
         raise GitError("git is not installed; install git and run `vaultmem init` again") from exc
 
 
+def check_out_cloned_branch(root: Path) -> str | None:
+    """In a fresh clone with no commit checked out (the remote's HEAD names a branch it does
+    not have), check out the remote's branch, so ``init`` joins its vault instead of
+    starting a second history beside it. Returns the branch checked out.
+
+    Raises:
+        GitError: the remote has several branches and none is ``main`` or ``master``.
+    """
+    try:
+        repo = git.Repo(root, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    if repo.head.is_valid():
+        return None
+    out = repo.git.execute(["git", "for-each-ref", "--format=%(refname:short)", "refs/remotes"])
+    names = [n for n in str(out).split("\n") if n and not n.endswith("/HEAD")]
+    if not names:
+        return None  # an empty remote: the first commit starts its history
+    chosen = names if len(names) == 1 else [n for n in names if n.split("/", 1)[1] == "main"]
+    chosen = chosen or [n for n in names if n.split("/", 1)[1] == "master"]
+    if len(chosen) != 1:
+        raise GitError(
+            "this clone has no branch checked out and the remote has several "
+            f"({', '.join(names)}); check out the one holding your vault "
+            "(`git switch NAME`) and run init again"
+        )
+    branch = chosen[0].split("/", 1)[1]
+    try:
+        repo.git.execute(["git", "checkout", "--quiet", "-b", branch, "--track", chosen[0]])
+    except git.GitCommandError as exc:
+        raise GitError(f"cannot check out {chosen[0]} in {root}: {_stderr(exc.stderr)}") from exc
+    return branch
+
+
 @dataclass(frozen=True)
 class Commit:
     """One commit of the vault's history."""

@@ -208,13 +208,27 @@ class Vault:
 
         Copies every file of the vault template (and with ``example``, the example memory)
         that does not exist yet, never changing or removing an existing file; then makes the
-        folder a git repository if it is not in one, and commits what was added.
+        folder a git repository if it is not in one, and commits what was added. In a fresh
+        clone with nothing checked out, the remote's branch is checked out first.
+
+        Raises:
+            VaultmemError: ``path`` is a file, or inside another vault.
+            GitError: git refused (see ``history.check_out_cloned_branch``).
         """
         root = Path(path).expanduser()
         if root.exists() and not root.is_dir():
             raise VaultmemError(f"{path} exists and is not a folder")
+        for parent in root.resolve().parents:
+            if (parent / STATE_DIR).is_dir():  # its notes would be indexed by both vaults
+                raise VaultmemError(
+                    f"{path} is inside the vault at {parent}; a vault inside a vault is not "
+                    "supported: use that vault, or choose a folder outside it"
+                )
         root.mkdir(parents=True, exist_ok=True)
         root = root.resolve()
+        from .history import check_out_cloned_branch, commit_init  # gitpython: 40 ms, only here
+
+        check_out_cloned_branch(root)  # a second device's fresh clone joins the vault there
         created: list[str] = []
         kept: list[str] = []
         sources = [template_dir("vault_template")]
@@ -231,8 +245,6 @@ class Vault:
                     kept.append(rel)
         for folder in ("memory", "facts", "topics", "archive"):
             (root / folder).mkdir(exist_ok=True)
-        from .history import commit_init  # gitpython takes 40 ms to import: only here
-
         committed = commit_init(root, created)
         return InitReport(root, created, kept, committed)
 
