@@ -288,6 +288,19 @@ def _layout(z: list[Token], a: list[Token], b: list[Token]) -> list[Token]:
     return first + [t for t in second if t[0] == "id" and t not in first]
 
 
+def _place(side: list[Token], number: int, skeleton: list[Token]) -> int:
+    """Where to put back ``side[number]``: after the nearest id line before it that the
+    merge kept, else before the nearest one after it, else at the end."""
+    placed = [t for t in skeleton if t[0] == "id"]
+    for token in reversed(side[:number]):
+        if token[0] == "id" and token in placed:
+            return skeleton.index(token) + 1
+    for token in side[number + 1 :]:
+        if token[0] == "id" and token in placed:
+            return skeleton.index(token)
+    return len(skeleton)
+
+
 def _render(
     skeleton: list[Token],
     sides: tuple[list[Token], list[Token], list[Token]],
@@ -304,9 +317,7 @@ def _render(
     for side in sides[1:]:  # a line kept although the other side's deletion won the order
         for number, token in enumerate(side):
             if token[0] == "id" and token[1] not in placed and decided.get(token[1]):
-                before = [t for t in side[:number] if t in skeleton]
-                at = skeleton.index(before[-1]) + 1 if before else 0
-                skeleton.insert(at, token)
+                skeleton.insert(_place(side, number, skeleton), token)
                 placed.add(token[1])
     out: list[str] = []
     written: set[str] = set()
