@@ -16,6 +16,7 @@ import pytest
 from conftest import write
 
 from vaultmem import GitError, Vault
+from vaultmem.context import replace_block
 
 
 def clone(bare: Path, dest: Path) -> Vault:
@@ -315,7 +316,7 @@ def test_the_same_human_words_in_memory_md_changed_on_both_devices_is_a_conflict
     assert "# Memory of B" in (b.root / "MEMORY.md").read_text()
 
 
-def test_human_text_outside_the_block_merges_when_different_words_changed(
+def test_human_text_outside_the_block_merges_and_the_block_is_rebuilt(
     devices: tuple[Vault, Vault],
 ) -> None:
     a, b = devices
@@ -324,13 +325,14 @@ def test_human_text_outside_the_block_merges_when_different_words_changed(
         devices,
         "MEMORY.md",
         text,
-        text.replace("# Memory", "# Memory of A"),
-        text + "\nA line B added below the block.\n",
+        replace_block(text.replace("# Memory", "# Memory of A"), "- a stale block from A"),
+        replace_block(text, "- a stale block from B") + "\nA line B added below the block.\n",
     )
     result = b.sync(today=DAY)
     assert result.conflicts == []
     merged = (b.root / "MEMORY.md").read_text()
     assert "# Memory of A" in merged and "A line B added below the block." in merged
+    assert "stale" not in merged and "0 facts" in merged  # rebuilt from the merged facts
     a.sync(today=DAY)
     assert files(a) == files(b)
 
