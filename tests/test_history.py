@@ -3,14 +3,17 @@ one line, diffs, and restoring a past snapshot into the vault or into another fo
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import git
 import pytest
+from click.testing import CliRunner
 from conftest import write
 
 from vaultmem import GitError, Vault, VaultmemError
+from vaultmem.cli import cli
 from vaultmem.history import describe_changes
 
 
@@ -138,3 +141,65 @@ def test_a_vault_in_a_subfolder_of_a_larger_repository(tmp_path: Path) -> None:
         assert (tmp_path / "snap/facts/a.md").read_text() == "- then: sandpiper\n"
         vault.restore(first.sha, ["facts/a.md"])
         assert note.read_text() == "- then: sandpiper\n"
+
+
+def test_restore_refuses_a_date_that_does_not_exist(vault: Vault) -> None:
+    runner = CliRunner()
+    done = runner.invoke(cli, ["restore", "--at", "2026-02-30", "--vault", str(vault.root)])
+    assert done.exit_code == 1
+    assert done.output == "Error: 2026-02-30 is not a date of the calendar (YYYY-MM-DD)\n"
+
+
+def test_restore_refuses_a_snapshot_inside_the_vault(vault: Vault) -> None:
+    write(vault.root, "facts/a.md", "- kept\n")
+    made = vault.commit("one")
+    assert made is not None
+    with pytest.raises(VaultmemError, match="is inside the vault"):
+        vault.restore(made.sha, to=vault.root / "snap")
+    assert not (vault.root / "snap").exists()
+
+
+def test_restore_of_a_path_that_did_not_exist_then_says_so(vault: Vault) -> None:
+    first = vault.commit("nothing yet") or vault.log()[0]
+    write(vault.root, "facts/later.md", "- written later\n")
+    vault.commit("later")
+    head = vault.log()[0].sha
+    with pytest.raises(GitError, match=r"facts/later.md did not exist at .*nothing was restored"):
+        vault.restore(first.sha, ["facts/later.md"])
+    with pytest.raises(GitError, match="missing.md did not exist"):
+        vault.restore(first.sha, ["missing.md"], to=vault.root.parent / "snap")
+    assert vault.log()[0].sha == head  # nothing committed
+    assert (vault.root / "facts/later.md").exists()
+
+
+def test_a_note_git_cannot_add_does_not_block_the_commit(vault: Vault) -> None:
+    # As root every file is readable; a folder name git refuses is unaddable for anyone.
+    write(vault.root, "notes/GIT~1/odd.md", "- git refuses this path\n")
+    write(vault.root, "facts/a.md", "- everything else is committed\n")
+    runner = CliRunner()
+    done = runner.invoke(cli, ["commit", "--vault", str(vault.root)])
+    assert done.exit_code == 0, done.output
+    assert "Warning: notes/GIT~1/odd.md was not committed: " in done.output
+    tracked = git.Repo(vault.root).git.ls_files()
+    assert "facts/a.md" in tracked and "GIT~1" not in tracked
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a chmod 000 file")
+def test_an_unreadable_note_does_not_block_the_commit(vault: Vault) -> None:
+    secret = write(vault.root, "facts/locked.md", "- unreadable\n")
+    secret.chmod(0)
+    write(vault.root, "facts/a.md", "- everything else is committed\n")
+    made = vault.commit()
+    assert made is not None and made.files == ("facts/a.md",)
+    assert any("facts/locked.md" in n for n in vault.notices)
+
+
+def test_vaultmems_temp_files_are_never_committed(vault: Vault) -> None:
+    (vault.root / ".gitignore").write_text("")  # an old vault: no rule for them
+    write(vault.root, "facts/.vaultmem-tmp-abc123", "half a write")
+    write(vault.root, ".vaultmem/tmp/x", "half a write")
+    write(vault.root, "facts/a.md", "- kept\n")
+    assert vault.commit() is not None
+    tracked = git.Repo(vault.root).git.ls_files()
+    assert "vaultmem-tmp" not in tracked and ".vaultmem/tmp" not in tracked
+    assert vault.commit() is None

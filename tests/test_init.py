@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import git
+import pytest
 from conftest import copy_shared, write
 
-from vaultmem import Vault
+from vaultmem import Vault, VaultmemError
 
 
 def test_init_lays_down_the_template_and_commits(tmp_path: Path) -> None:
@@ -104,3 +105,10 @@ def _umask() -> int:
     old = os.umask(0)
     os.umask(old)
     return old
+
+
+def test_init_inside_a_vault_is_refused(tmp_path: Path) -> None:
+    Vault.init(tmp_path / "outer")
+    with pytest.raises(VaultmemError, match=r"is inside the vault at .*outer"):
+        Vault.init(tmp_path / "outer" / "notes" / "inner")
+    assert not (tmp_path / "outer" / "notes").exists()

@@ -3,7 +3,9 @@ device is ever lost, and both end identical."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
+import re
 import subprocess
 import sys
 import time
@@ -14,6 +16,7 @@ import pytest
 from conftest import write
 
 from vaultmem import GitError, Vault
+from vaultmem.context import replace_block
 
 
 def clone(bare: Path, dest: Path) -> Vault:
@@ -204,3 +207,238 @@ def test_the_daemon_commits_after_quiet_time_and_syncs_on_an_interval(
             raise AssertionError("the daemon did not commit and sync within 60 s")
     b.sync()
     assert "okapi" in (b.root / "memory/2026-06-01.md").read_text()
+
+
+# -- the everyday workflow: remember, consolidate, sync on two devices (issue 12) ----------
+
+DAY = dt.date(2026, 11, 22)
+SAID = {
+    "A": [
+        "I decided we will use PostgreSQL for the billing project, remember that",
+        "Remember that my passport expires in March 2027",
+        "We decided to deploy the api on Fridays only, please remember",
+    ],
+    "B": [
+        "I decided to move the team standup to 9am on Mondays, remember that",
+        "Remember: I am allergic to peanuts",
+        "We decided the release branch is cut every second Tuesday, remember",
+    ],
+}
+
+
+def as_device(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Each device writes its own memory log, as two machines with two host names do."""
+    monkeypatch.setenv("VAULTMEM_DEVICE", f"device-{name}")
+
+
+def fact_ids(vault: Vault) -> list[str]:
+    return [
+        match
+        for path in sorted((vault.root / "facts").rglob("*.md"))
+        for match in re.findall(r"\^(f[0-9a-f]+)\s*$", path.read_text(), re.M)
+    ]
+
+
+def test_two_devices_remember_consolidate_and_sync_converge_on_their_own(
+    devices: tuple[Vault, Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = devices
+    for round_ in range(3):
+        for device, name in ((a, "A"), (b, "B")):
+            as_device(monkeypatch, name)
+            when = dt.datetime.combine(DAY, dt.time(9 + round_, 0 if name == "A" else 30))
+            device.remember(SAID[name][round_], now=when)
+            device.consolidate(today=DAY)
+        for device, name in ((a, "A"), (b, "B"), (a, "A")):
+            as_device(monkeypatch, name)
+            result = device.sync(today=DAY)
+            assert result.conflicts == [], f"round {round_}: {result.conflicts}"
+        assert files(a) == files(b), f"round {round_}"
+        assert not [p for p in files(a) if "sync-conflict" in p]
+        ids = fact_ids(a)
+        assert len(ids) == len(set(ids)) == 2 * (round_ + 1)  # each device's facts, once
+        memory = (a.root / "MEMORY.md").read_text()
+        listed = re.findall(r"\((f[0-9a-f]+)\)", memory)
+        assert sorted(listed) == sorted(ids)  # rebuilt from both devices' facts, each once
+        assert f"{len(ids)} facts" in memory
+        daily = (a.root / f"memory/{DAY}.md").read_text()
+        assert all(daily.count(said) == 1 for said in SAID["A"][: round_ + 1])
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultmem", "sync", "--vault", str(b.root)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_conflict_copy_of_facts_is_not_live(devices: tuple[Vault, Vault]) -> None:
+    a, b = devices
+    line = "- Alice likes tea [kind:: preference] [source:: [[2026-11-22#^m1]]] ^f0123456789\n"
+    edit_on_both(
+        devices,
+        "facts/people.md",
+        line,
+        line.replace("tea", "green tea"),
+        line.replace("tea", "black coffee"),
+    )
+    result = b.sync(today=DAY)
+    assert [note for note, _ in result.conflicts] == ["facts/people.md"]
+    copy = result.conflicts[0][1]
+    b.consolidate(today=DAY)
+    memory = (b.root / "MEMORY.md").read_text()
+    assert "black coffee" in memory
+    assert "green tea" not in memory  # the copy's words wait for a person, not in the prompt
+    assert "1 facts" in memory
+    assert [(p.path, p.kind) for p in b.validate() if p.kind == "sync-conflict"] == [
+        (copy, "sync-conflict")
+    ]
+
+
+def test_the_same_human_words_in_memory_md_changed_on_both_devices_is_a_conflict(
+    devices: tuple[Vault, Vault],
+) -> None:
+    a, b = devices
+    text = (a.root / "MEMORY.md").read_text()
+    edit_on_both(
+        devices,
+        "MEMORY.md",
+        text,
+        text.replace("# Memory", "# Memory of A"),
+        text.replace("# Memory", "# Memory of B"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultmem", "sync", "--vault", str(b.root)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert "conflict: MEMORY.md kept as yours; theirs is in MEMORY.sync-conflict-" in done.stderr
+    assert "# Memory of B" in (b.root / "MEMORY.md").read_text()
+
+
+def test_human_text_outside_the_block_merges_and_the_block_is_rebuilt(
+    devices: tuple[Vault, Vault],
+) -> None:
+    a, b = devices
+    text = (a.root / "MEMORY.md").read_text()
+    edit_on_both(
+        devices,
+        "MEMORY.md",
+        text,
+        replace_block(text.replace("# Memory", "# Memory of A"), "- a stale block from A"),
+        replace_block(text, "- a stale block from B") + "\nA line B added below the block.\n",
+    )
+    result = b.sync(today=DAY)
+    assert result.conflicts == []
+    merged = (b.root / "MEMORY.md").read_text()
+    assert "# Memory of A" in merged and "A line B added below the block." in merged
+    assert "stale" not in merged and "0 facts" in merged  # rebuilt from the merged facts
+    a.sync(today=DAY)
+    assert files(a) == files(b)
+
+
+def test_search_then_sync_makes_no_commit_of_its_own(
+    devices: tuple[Vault, Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = devices
+    as_device(monkeypatch, "same")  # both devices append to one log file: the hard case
+    a.remember(SAID["A"][0], now=dt.datetime.combine(DAY, dt.time(9)))
+    a.consolidate(today=DAY)
+    a.sync(today=DAY)
+    b.sync(today=DAY)
+    log = a.root / ".vaultmem/log/device-same.log"
+    before = log.read_text() if log.exists() else ""
+    assert a.search("PostgreSQL billing")  # counts an access in the memory log
+    assert log.read_text() != before
+    head = a.history.repo.head.commit.hexsha
+    assert a.commit() is None
+    result = a.sync(today=DAY)
+    assert result.committed is None
+    assert a.history.repo.head.commit.hexsha == head  # no commit of its own
+    assert a.history.changed_paths() == [".vaultmem/log/device-same.log"]
+    # The other device writes, searches and syncs: its access line waits uncommitted ...
+    b.remember(SAID["B"][0], now=dt.datetime.combine(DAY, dt.time(10)))
+    b.consolidate(today=DAY)
+    assert b.search("standup Mondays")
+    b.sync(today=DAY)
+    # ... this device's rides along with its next real commit ...
+    a.remember(SAID["A"][1], now=dt.datetime.combine(DAY, dt.time(11)))
+    assert a.sync(today=DAY).conflicts == []
+    assert a.history.changed_paths() == []
+    # ... and the other device's, set aside while a merge changed the same log, is kept.
+    assert b.sync(today=DAY).conflicts == []
+    lines = (b.root / ".vaultmem/log/device-same.log").read_text().splitlines()
+    accessed = sorted(ln.split("\t")[2] for ln in lines if "\taccess\t" in ln)
+    assert len(accessed) == len(set(accessed)) == 2  # one fact each device found
+    assert b.history.changed_paths() == [".vaultmem/log/device-same.log"]
+
+
+def test_sync_with_an_unreachable_ssh_remote_stops_after_the_timeout(
+    tmp_path: Path, devices: tuple[Vault, Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, _ = devices
+    pid_file = tmp_path / "ssh.pid"
+    script = tmp_path / "hanging-ssh"
+    script.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 300\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(script))
+    write(a.root, ".vaultmem/config.toml", "[git]\ntimeout_seconds = 1\n")
+    a = Vault(a.root)
+    a.history.run("remote", "add", "far", "ssh://example.invalid/memory.git")
+    write(a.root, "memory/2026-04-01.md", "- unsynced\n")
+    head = a.history.repo.head.commit.hexsha
+    started = time.monotonic()
+    with pytest.raises(GitError, match=r"'far' \(ssh://example.invalid/memory.git\) did not "):
+        a.sync("far")
+    assert time.monotonic() - started < 30
+    assert a.history.repo.head.commit.hexsha == head  # nothing was changed
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), "the hanging ssh was left behind"
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for its parent to reap it counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_a_second_device_joins_through_a_remote_whose_head_names_another_branch(
+    tmp_path: Path,
+) -> None:
+    bare = tmp_path / "remote.git"
+    git.Repo.init(bare, bare=True, initial_branch="master")  # HEAD: master, never pushed
+    Vault.init(tmp_path / "a")
+    a = Vault(tmp_path / "a")
+    a.history.run("remote", "add", "origin", str(bare))
+    write(a.root, "memory/2026-03-01.md", "- from A: apricot\n")
+    a.sync()
+    subprocess.run(["git", "clone", "-q", str(bare), str(tmp_path / "b")], check=True)
+    report = Vault.init(tmp_path / "b")
+    assert report.created == []  # joined A's vault instead of starting a second one
+    b = Vault(tmp_path / "b")
+    assert (b.root / "memory/2026-03-01.md").exists()
+    write(b.root, "memory/2026-03-02.md", "- from B: banana\n")
+    assert b.sync().pushed
+    a.sync()
+    assert files(a) == files(b)
+    branches = git.Repo(bare).git.branch("--list").split()
+    assert branches == ["main"]
+
+
+def test_a_first_device_starts_from_a_clone_of_an_empty_remote(tmp_path: Path) -> None:
+    bare = tmp_path / "remote.git"
+    git.Repo.init(bare, bare=True, initial_branch="main")
+    subprocess.run(["git", "clone", "-q", str(bare), str(tmp_path / "a")], check=True)
+    Vault.init(tmp_path / "a")
+    a = Vault(tmp_path / "a")
+    result = a.sync()
+    assert result.pushed
+    assert a.history.run("rev-parse", "--abbrev-ref", "main@{upstream}").strip() == "origin/main"
+    b = clone(bare, tmp_path / "b")
+    assert files(a) == files(b)

@@ -362,6 +362,9 @@ def restore(at: str, paths: tuple[str, ...], to: Path | None, vault_path: Path |
     """
     with open_vault(vault_path) as vault:
         result = vault.restore(at, paths, to)
+    if not to and not result.paths:
+        click.echo(f"nothing to restore: already as at {at}")
+        return
     where = f"into {to}" if to else f"as commit {result.commit.sha[:10]}"
     click.echo(f"restored {len(result.paths)} files {where}")
 
@@ -423,8 +426,9 @@ def remember(
 def sync(remote: str | None, vault_path: Path | None) -> None:
     """Commit, fetch, merge and push, then index what changed. Never force-pushes.
 
-    Daily notes merge line by line; any other conflict keeps both sides (yours in place,
-    the other beside it as a .sync-conflict- copy) and exits 1. See docs/git.md.
+    Each device's facts and daily lines are all kept (merged by block id) and MEMORY.md and
+    topic blocks are rebuilt; only where both devices changed the same words is the other
+    side kept beside the note as a .sync-conflict- copy, and sync exits 1. See docs/git.md.
 
     Example: vaultmem sync --remote origin
     """

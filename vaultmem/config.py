@@ -95,6 +95,13 @@ class MemoryConfig:
 
 
 @dataclass(frozen=True)
+class GitConfig:
+    """``[git]``: how vaultmem runs git (docs/config.md)."""
+
+    timeout_seconds: float = 60.0  # fetch and push give up after this long
+
+
+@dataclass(frozen=True)
 class Config:
     """All settings of one vault."""
 
@@ -102,6 +109,7 @@ class Config:
     search: SearchConfig = field(default_factory=SearchConfig)
     scoring: ScoringConfig = field(default_factory=ScoringConfig)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
+    git: GitConfig = field(default_factory=GitConfig)
 
 
 def _section(cls: type[Any], name: str, raw: object) -> Any:
@@ -193,6 +201,7 @@ _RANGE: dict[str, tuple[float, float | None]] = {
     "memory.summary_min_facts": (1, None),
     "memory.lessons": (0, None),
     "memory.highlight_days": (0, None),
+    "git.timeout_seconds": (0.1, None),
 }
 
 
@@ -214,6 +223,7 @@ def load_config(vault_root: Path) -> Config:
         "search": SearchConfig,
         "scoring": ScoringConfig,
         "memory": MemoryConfig,
+        "git": GitConfig,
     }
     unknown = set(raw) - set(sections)
     if unknown:

@@ -16,16 +16,36 @@ import datetime as dt
 import io
 import os
 import re
+import signal
+import subprocess
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import git
 
-from .errors import GitError
+from .errors import GitError, VaultmemError
+from .writes import TEMP_PREFIX
+
+if TYPE_CHECKING:
+    from .sync import SyncResult
 
 FALLBACK_NAME = "vaultmem"
 FALLBACK_EMAIL = "vaultmem@localhost"
+DEFAULT_TIMEOUT = 60.0
+MEMORY_LOG = ".vaultmem/log/"
+# vaultmem's own temp files never belong in history, even in an old vault whose .gitignore
+# lacks the rule: every add and status names them as excluded (git pathspec magic).
+NEVER_COMMITTED = (f":(exclude,glob)**/{TEMP_PREFIX}*", ":(exclude).vaultmem/tmp")
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
+
+
+def _stderr(text: str | bytes | None) -> str:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return (text or "").strip().removeprefix("stderr:").strip().strip("'")
 
 
 def _identity_env(repo: git.Repo) -> dict[str, str]:
@@ -78,6 +98,40 @@ def commit_init(root: Path, added: list[str]) -> bool:
         raise GitError(f"git failed in {root}: {exc.stderr.strip() or exc}") from exc
     except git.GitCommandNotFound as exc:
         raise GitError("git is not installed; install git and run `vaultmem init` again") from exc
+
+
+def check_out_cloned_branch(root: Path) -> str | None:
+    """In a fresh clone with no commit checked out (the remote's HEAD names a branch it does
+    not have), check out the remote's branch, so ``init`` joins its vault instead of
+    starting a second history beside it. Returns the branch checked out.
+
+    Raises:
+        GitError: the remote has several branches and none is ``main`` or ``master``.
+    """
+    try:
+        repo = git.Repo(root, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    if repo.head.is_valid():
+        return None
+    out = repo.git.execute(["git", "for-each-ref", "--format=%(refname:short)", "refs/remotes"])
+    names = [n for n in str(out).split("\n") if n and not n.endswith("/HEAD")]
+    if not names:
+        return None  # an empty remote: the first commit starts its history
+    chosen = names if len(names) == 1 else [n for n in names if n.split("/", 1)[1] == "main"]
+    chosen = chosen or [n for n in names if n.split("/", 1)[1] == "master"]
+    if len(chosen) != 1:
+        raise GitError(
+            "this clone has no branch checked out and the remote has several "
+            f"({', '.join(names)}); check out the one holding your vault "
+            "(`git switch NAME`) and run init again"
+        )
+    branch = chosen[0].split("/", 1)[1]
+    try:
+        repo.git.execute(["git", "checkout", "--quiet", "-b", branch, "--track", chosen[0]])
+    except git.GitCommandError as exc:
+        raise GitError(f"cannot check out {chosen[0]} in {root}: {_stderr(exc.stderr)}") from exc
+    return branch
 
 
 @dataclass(frozen=True)
@@ -143,13 +197,17 @@ def describe_changes(paths: list[str]) -> str:
 class History:
     """The git history of one vault."""
 
-    def __init__(self, root: Path) -> None:
-        """Open the repository holding ``root``.
+    def __init__(self, root: Path, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Open the repository holding ``root``; network commands give up after ``timeout``
+        seconds (``[git] timeout_seconds``).
 
         Raises:
             GitError: the vault is not in a git repository, or git is missing.
         """
         self.root = root
+        self.timeout = timeout
+        #: What a person should hear of: files left out of a commit, and why.
+        self.notices: list[str] = []
         try:
             self.repo = git.Repo(root, search_parent_directories=True)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
@@ -174,12 +232,56 @@ class History:
             with self.git.custom_environment(**_identity_env(self.repo)):
                 return str(self.git.execute(["git", *args], strip_newline_in_stdout=False))
         except git.GitCommandError as exc:
-            stderr = (exc.stderr or "").strip().removeprefix("stderr:").strip().strip("'")
-            raise GitError(f"git {args[0]} failed: {stderr or exc}") from exc
+            raise GitError(f"git {args[0]} failed: {_stderr(exc.stderr) or exc}") from exc
+
+    def run_network(self, remote: str, *args: str) -> str:
+        """Run a git command that talks to ``remote``, within the timeout, never prompting.
+
+        The command runs in its own process group, so on timeout git and everything it
+        started (ssh, a credential helper) are killed, not left behind.
+
+        Raises:
+            GitError: git failed, or did not finish within the timeout.
+        """
+        env = {**os.environ, **_identity_env(self.repo), "GIT_TERMINAL_PROMPT": "0"}
+        if not ({"GIT_SSH_COMMAND", "GIT_SSH"} & set(env)) and not self._config("core.sshCommand"):
+            env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"  # a password prompt would hang
+        process = subprocess.Popen(
+            ["git", *args],
+            cwd=self.root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            out, err = process.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            where = self._config(f"remote.{remote}.url") or remote
+            raise GitError(
+                f"git {args[0]} with the remote {remote!r} ({where}) did not finish within "
+                f"{self.timeout:g} s and was stopped; check the network, or raise "
+                "[git] timeout_seconds in .vaultmem/config.toml"
+            ) from None
+        if process.returncode:
+            message = _stderr(err.decode("utf-8", "replace")) or f"exit code {process.returncode}"
+            raise GitError(f"git {args[0]} failed: {message}")
+        return out.decode("utf-8", "replace")
+
+    def _config(self, key: str) -> str:
+        try:
+            return self.run("config", "--get", key).strip()
+        except GitError:
+            return ""
 
     def changed_paths(self) -> list[str]:
         """Vault-relative paths with changes not yet committed (ignored files excluded)."""
-        out = self.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".")
+        out = self.run(
+            "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".", *NEVER_COMMITTED
+        )
         paths: list[str] = []
         entries = out.split("\0")
         i = 0
@@ -195,20 +297,56 @@ class History:
     def _vault_relative(self, top_relative: str) -> str:
         return top_relative.removeprefix(self.prefix)
 
-    def commit(self, message: str | None = None) -> Commit | None:
+    def commit(
+        self, message: str | None = None, *, memory_log_alone: bool = False
+    ) -> Commit | None:
         """Commit every change in the vault (the index and caches stay out, by .gitignore).
+
+        Changes to the memory log alone (``.vaultmem/log/``: a search's access counts) make
+        no commit of their own; they ride along with the next one (``memory_log_alone``
+        commits them too). A file git cannot add (unreadable, or a name git refuses) is
+        left out with a notice (``notices``) instead of blocking every commit.
 
         Returns:
             The new commit, or ``None`` when there was nothing to commit.
         """
         paths = self.changed_paths()
-        if not paths:
+        real = [p for p in paths if not p.startswith(MEMORY_LOG)]
+        if not real and not (paths and memory_log_alone):
             return None
-        self.run("add", "--all", "--", ".")
+        left_out = self.add_all()
+        if not self.run("diff", "--cached", "--name-only", "--", ".", *NEVER_COMMITTED).strip():
+            return None
+        kept = [p for p in paths if p not in left_out]
+        skip = [f":(exclude,literal){p}" for p in left_out]
         self.run(
-            "commit", "--quiet", "--no-verify", "-m", message or describe_changes(paths), "--", "."
+            "commit",
+            "--quiet",
+            "--no-verify",
+            "-m",
+            message or describe_changes(kept),
+            "--",
+            ".",
+            *skip,
         )
         return self.log(limit=1)[0]
+
+    def add_all(self) -> list[str]:
+        """Stage every change in the vault but vaultmem's temp files; returns the paths git
+        could not add (each with a notice), which stay as they are."""
+        try:
+            self.run("add", "--all", "--ignore-errors", "--", ".", *NEVER_COMMITTED)
+            return []
+        except GitError as exc:
+            reason = str(exc)
+        out = self.run(
+            "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".", *NEVER_COMMITTED
+        )
+        left = [self._vault_relative(e[3:]) for e in out.split("\0") if len(e) > 3 and e[1] != " "]
+        for path in left:
+            why = next((ln for ln in reason.split("\n") if path in ln), reason.split("\n")[0])
+            self.notices.append(f"{path} was not committed: {why.strip()}")
+        return left
 
     def log(
         self, path: str | None = None, since: str | None = None, limit: int | None = None
@@ -261,9 +399,13 @@ class History:
 
         Raises:
             GitError: no such revision, or no commit that old.
+            VaultmemError: a date that does not exist (2026-02-30).
         """
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", at):
-            day = dt.date.fromisoformat(at)
+            try:
+                day = dt.date.fromisoformat(at)
+            except ValueError:
+                raise VaultmemError(f"{at} is not a date of the calendar (YYYY-MM-DD)") from None
             sha = self.run("rev-list", "-1", f"--before={day.isoformat()} 23:59:59", "HEAD").strip()
             if not sha:
                 raise GitError(f"the vault has no commit on or before {at}")
@@ -315,22 +457,49 @@ class History:
                     written.append(name)
         return written
 
-    def sync(self, remote: str | None = None) -> SyncResult:
-        """Commit, fetch, merge, push. See ``docs/git.md``.
+    def existed_at(self, commit: Commit, paths: list[str]) -> list[str]:
+        """The files under ``paths`` at ``commit``.
+
+        Raises:
+            GitError: one of the paths named nothing at that commit.
+        """
+        past = self.files_at(commit.sha, paths)
+        for path in (p.strip("/") for p in paths):
+            if not any(f == path or f.startswith(path + "/") for f in past):
+                raise GitError(
+                    f"{path} did not exist at {commit.sha[:10]} ({commit.date[:10]}); "
+                    "nothing was restored"
+                )
+        return past
+
+    def sync(
+        self, remote: str | None = None, after_merge: Callable[[], object] | None = None
+    ) -> SyncResult:
+        """Commit, fetch, merge, push; ``after_merge`` runs before a merge is committed (the
+        vault rebuilds its generated blocks there). See ``vaultmem/sync.py``.
 
         Raises:
             GitError: no remote, an unreachable one, a detached HEAD, a merge or rebase in
                 progress, or unresolved conflicts; nothing is changed in those cases.
         """
-        return _sync(self, remote)
+        from .sync import sync
+
+        return sync(self, remote, after_merge)
 
     def restore(self, at: str, paths: list[str]) -> RestoreResult:
         """Bring the vault's files (or the given paths) back to how they were at ``at``,
-        as a new commit, after committing the present state so the restore can be undone."""
+        as a new commit, after committing the present state so the restore can be undone.
+
+        Raises:
+            GitError: no such revision or date, or a path that did not exist then.
+        """
         target = self.resolve(at)
-        saved = self.commit("vaultmem: save the present state before a restore")
+        past = set(self.existed_at(target, paths))
+        # The memory log too: the checkout below would otherwise drop its uncommitted lines.
+        saved = self.commit(
+            "vaultmem: save the present state before a restore", memory_log_alone=True
+        )
         present = set(self.files_at("HEAD", paths))
-        past = set(self.files_at(target.sha, paths))
         for gone in sorted(present - past):
             self.run("rm", "--quiet", "--", gone)
         if past:
@@ -338,129 +507,5 @@ class History:
         what = ", ".join(paths) if paths else "the vault"
         day = target.date[:10]
         made = self.commit(f"vaultmem: restore {what} to {target.sha[:10]} ({day})")
-        return RestoreResult(made or self.log(limit=1)[0], sorted(present | past), saved)
-
-
-@dataclass
-class SyncResult:
-    """What a sync did."""
-
-    remote: str
-    branch: str
-    committed: Commit | None = None
-    pulled: list[str] = field(default_factory=list)  # vault-relative paths changed by the merge
-    pushed: bool = False
-    conflicts: list[tuple[str, str]] = field(default_factory=list)  # (note, conflict copy)
-
-
-def conflict_copy_name(path: str, remote: str, when: dt.datetime) -> str:
-    """Where the other side of a conflicting note is kept: beside it, clearly named, still
-    a note (so it is indexed and searchable): ``facts/a.sync-conflict-20261122-2330-origin.md``."""
-    stem, dot, suffix = path.rpartition(".")
-    if not dot or "/" in suffix:
-        stem, suffix = path, "md"
-    return f"{stem}.sync-conflict-{when:%Y%m%d-%H%M%S}-{remote}.{suffix}"
-
-
-def _sync(history: History, remote: str | None) -> SyncResult:
-    repo = history.repo
-    git_dir = Path(repo.git_dir)
-    for marker, what in (
-        ("MERGE_HEAD", "a merge"),
-        ("rebase-merge", "a rebase"),
-        ("rebase-apply", "a rebase"),
-        ("CHERRY_PICK_HEAD", "a cherry-pick"),
-        ("REVERT_HEAD", "a revert"),
-    ):
-        if (git_dir / marker).exists():
-            raise GitError(
-                f"{what} is in progress in {repo.working_tree_dir}; finish or abort it first"
-            )
-    if repo.head.is_detached:
-        raise GitError(
-            "HEAD is detached (not on a branch); check out a branch first, e.g. `git switch main`"
-        )
-    remotes = [r.name for r in repo.remotes]
-    if not remotes:
-        raise GitError("this vault has no git remote; add one with `git remote add origin URL`")
-    name = remote or ("origin" if "origin" in remotes else remotes[0])
-    if name not in remotes:
-        raise GitError(f"no remote named {name!r}; this vault has: {', '.join(remotes)}")
-    if history.run("diff", "--name-only", "--diff-filter=U"):
-        raise GitError("the repository has unresolved conflicts; resolve them and commit first")
-    branch = repo.active_branch.name
-    result = SyncResult(name, branch)
-    _fetch(history, name)  # first: an unreachable remote must leave everything as it was
-    result.committed = history.commit()
-    for attempt in range(3):  # another device may push between our fetch and our push
-        if attempt:
-            _fetch(history, name)
-        upstream = f"{name}/{branch}"
-        if history.run("branch", "-r", "--list", upstream).strip():
-            before = repo.head.commit.hexsha
-            _merge(history, upstream, name, result)
-            changed = history.run("diff", "--name-only", before, "HEAD", "--", ".")
-            result.pulled += [history._vault_relative(p) for p in changed.split("\n") if p]
-        try:
-            history.run("push", "--quiet", name, f"HEAD:refs/heads/{branch}")
-        except GitError as exc:
-            if any(word in str(exc) for word in ("rejected", "fetch first", "non-fast-forward")):
-                continue
-            raise
-        result.pushed = True
-        break
-    result.pulled = sorted(set(result.pulled))
-    return result
-
-
-def _fetch(history: History, remote: str) -> None:
-    try:
-        history.run("fetch", "--quiet", remote)
-    except GitError as exc:
-        raise GitError(f"cannot reach the remote {remote!r}: {exc}; nothing was changed") from exc
-
-
-def _merge(history: History, upstream: str, remote: str, result: SyncResult) -> None:
-    """Merge ``upstream``; a conflict keeps both sides (ours in place, theirs beside it)."""
-    try:
-        history.run("merge", "--no-edit", "--no-verify", "--quiet", upstream)
-        return
-    except GitError:
-        conflicted = [
-            p for p in history.run("diff", "--name-only", "--diff-filter=U").split("\n") if p
-        ]
-        if not conflicted:
-            history.run("merge", "--abort")
-            raise
-    when = dt.datetime.now()
-    for top_path in conflicted:
-        ours = _stage(history, 2, top_path)
-        theirs = _stage(history, 3, top_path)
-        target = history.top / top_path
-        rel = history._vault_relative(top_path)
-        keep = ours if ours is not None else theirs
-        if keep is not None:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(keep)
-        if ours is not None and theirs is not None and theirs != ours:
-            copy = conflict_copy_name(rel, remote, when)
-            (history.root / copy).write_bytes(theirs)
-            result.conflicts.append((rel, copy))
-    history.run("add", "--all", "--", ".")
-    message = f"vaultmem: merge {upstream}"
-    if result.conflicts:
-        message += "; conflicts kept side by side: " + ", ".join(c for _, c in result.conflicts)
-    history.run("commit", "--quiet", "--no-verify", "-m", message)
-
-
-def _stage(history: History, stage: int, top_path: str) -> bytes | None:
-    """One side of a conflicted file, byte for byte (stage 2: ours, 3: theirs)."""
-    try:
-        out = history.git.execute(
-            ["git", "show", f":{stage}:{top_path}"],
-            stdout_as_string=False,
-            strip_newline_in_stdout=False,
-        )
-    except git.GitCommandError:
-        return None  # that side deleted the file
-    return bytes(out)
+        changed = sorted(made.files) if made else []  # [] when it already was as then
+        return RestoreResult(made or self.log(limit=1)[0], changed, saved)

@@ -38,9 +38,10 @@ from .search import Hit
 from .writes import STATE_DIR, atomic_write, create_private, secure_state_dir
 
 if TYPE_CHECKING:
-    from .history import Commit, History, LineVersion, RestoreResult, SyncResult
+    from .history import Commit, History, LineVersion, RestoreResult
     from .memory.consolidate import Report as ConsolidationReport
     from .memory.validate import Problem
+    from .sync import SyncResult
 from .search import search as run_search
 
 INDEX_FILE = "index.db"
@@ -204,13 +205,27 @@ class Vault:
 
         Copies every file of the vault template (and with ``example``, the example memory)
         that does not exist yet, never changing or removing an existing file; then makes the
-        folder a git repository if it is not in one, and commits what was added.
+        folder a git repository if it is not in one, and commits what was added. In a fresh
+        clone with nothing checked out, the remote's branch is checked out first.
+
+        Raises:
+            VaultmemError: ``path`` is a file, or inside another vault.
+            GitError: git refused (see ``history.check_out_cloned_branch``).
         """
         root = Path(path).expanduser()
         if root.exists() and not root.is_dir():
             raise VaultmemError(f"{path} exists and is not a folder")
+        for parent in root.resolve().parents:
+            if (parent / STATE_DIR).is_dir():  # its notes would be indexed by both vaults
+                raise VaultmemError(
+                    f"{path} is inside the vault at {parent}; a vault inside a vault is not "
+                    "supported: use that vault, or choose a folder outside it"
+                )
         root.mkdir(parents=True, exist_ok=True)
         root = root.resolve()
+        from .history import check_out_cloned_branch, commit_init  # gitpython: 40 ms, only here
+
+        check_out_cloned_branch(root)  # a second device's fresh clone joins the vault there
         created: list[str] = []
         kept: list[str] = []
         sources = [template_dir("vault_template")]
@@ -227,8 +242,6 @@ class Vault:
                     kept.append(rel)
         for folder in ("memory", "facts", "topics", "archive"):
             (root / folder).mkdir(exist_ok=True)
-        from .history import commit_init  # gitpython takes 40 ms to import: only here
-
         committed = commit_init(root, created)
         return InitReport(root, created, kept, committed)
 
@@ -609,10 +622,12 @@ class Vault:
         from .errors import GitError
 
         try:
-            commit = self.history.commit(message)
+            history = self.history
+            commit = history.commit(message)
         except GitError as exc:
             notices.append(f"not committed: {exc}")
             return None
+        notices += history.notices
         return commit.sha if commit else None
 
     # -- history (git) ------------------------------------------------------------------
@@ -622,7 +637,7 @@ class Vault:
         """The vault's git history (see ``vaultmem.history``)."""
         from .history import History  # gitpython takes 40 ms to import: only when used
 
-        return History(self.root)
+        return History(self.root, self.config.git.timeout_seconds)
 
     def commit(self, message: str | None = None) -> Commit | None:
         """Commit the vault's changes; ``None`` when there were none.
@@ -630,7 +645,11 @@ class Vault:
         Raises:
             GitError: the vault is not in a repository, or git refused.
         """
-        return self.history.commit(message)
+        history = self.history
+        try:
+            return history.commit(message)
+        finally:
+            self.notices += history.notices
 
     def log(self, path: str | None = None, since: str | None = None) -> list[Commit]:
         """Commits that touched the vault, or one note, newest first."""
@@ -646,20 +665,34 @@ class Vault:
         rel = resolve_in_vault(self.root, path)[1] if path else None
         return self.history.diff(rev, rel)
 
-    def sync(self, remote: str | None = None) -> SyncResult:
+    def sync(self, remote: str | None = None, *, today: dt.date | None = None) -> SyncResult:
         """Commit local changes, fetch, merge, push, and index what the merge brought.
 
-        Daily notes merge as a union (both devices' lines kept). Any other conflict keeps
-        both sides: the local note stays in place and the remote one is written beside it
-        as a conflict copy (``SyncResult.conflicts``). Never force-pushes.
+        Each kind of file merges its own way (``vaultmem/merge.py``): fact lines by block id,
+        daily notes keeping both devices' lines, and ``MEMORY.md``'s and the topic pages'
+        generated blocks rebuilt from the merged facts (as of ``today``). Only where both
+        devices changed the same words is the other side written beside the note as a
+        conflict copy (``SyncResult.conflicts``). Never force-pushes. See ``vaultmem/sync.py``.
 
         Raises:
             GitError: no remote, an unreachable one, a detached HEAD, a merge or rebase in
                 progress, or unresolved conflicts; nothing is changed in those cases.
         """
-        result = self.history.sync(remote)
+        history = self.history
+        try:
+            result = history.sync(remote, lambda: self._rebuild_blocks(today))
+        finally:
+            self.notices += history.notices
         self.index()
         return result
+
+    def _rebuild_blocks(self, today: dt.date | None) -> None:
+        """After a merge: ``MEMORY.md``'s and the topic pages' blocks from the merged facts."""
+        from .memory.consolidate import Consolidation
+
+        run = Consolidation(self.root, self.config, today or dt.date.today(), "quick")
+        _, notices = run.plan(memory_only=True, pages=True).apply(self.root, self.root / STATE_DIR)
+        self.notices += notices
 
     def restore(self, at: str, paths: Iterable[str] = (), to: Path | None = None) -> RestoreResult:
         """Bring back the vault (or some paths) as it was at a revision or date.
@@ -671,7 +704,8 @@ class Vault:
 
         Raises:
             GitError: no such revision or date, or git refused.
-            VaultmemError: ``to`` is a folder that is not empty.
+            VaultmemError: ``to`` is a folder that is not empty, or inside the vault; a
+                date that does not exist; a path that did not exist then.
         """
         from .history import RestoreResult
 
@@ -682,9 +716,13 @@ class Vault:
             self.index()
             return result
         to = Path(to).expanduser()
+        if to.resolve().is_relative_to(self.root):
+            # A snapshot inside the vault would be indexed (every hit twice) and committed.
+            raise VaultmemError(f"{to} is inside the vault; restore --to a folder outside it")
         if to.exists() and (not to.is_dir() or any(to.iterdir())):
             raise VaultmemError(f"{to} exists and is not an empty folder; choose a new one")
         target = history.resolve(at)
+        history.existed_at(target, rels)
         to.mkdir(parents=True, exist_ok=True)
         written = history.export(target.sha, rels, to)
         (to / STATE_DIR).mkdir(exist_ok=True)

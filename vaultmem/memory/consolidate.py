@@ -35,6 +35,7 @@ from typing import Any
 from ..config import Config
 from ..context import BlockError, Section, block_of, count_tokens, fit, replace_block
 from ..files import FileStat, read_note, scan_notes
+from ..merge import is_conflict_copy
 from ..parse import find_links
 from ..writes import atomic_write
 from .categories import is_lesson, route
@@ -143,6 +144,9 @@ class Consolidation:
         for stat in sorted(scan_notes(self.root, self.config.index.exclude, folder), key=_path):
             if stat.skip_reason or (keep is not None and not keep(stat.path)):
                 continue
+            if is_conflict_copy(stat.path):  # the other side of a sync conflict: not live
+                self.report.notices.append(f"{stat.path}: a sync conflict copy, left out")
+                continue
             read = read_note(self.root / stat.path, self.config.index.max_file_bytes)
             if read.text is None:
                 self.report.notices.append(f"{stat.path}: {read.warnings[0]}")
@@ -170,9 +174,10 @@ class Consolidation:
 
     # -- phases -----------------------------------------------------------------------
 
-    def plan(self, *, memory_only: bool = False) -> Edits:
+    def plan(self, *, memory_only: bool = False, pages: bool = False) -> Edits:
         """Read the vault and plan every phase the mode runs (with ``memory_only``, only the
-        ``MEMORY.md`` block, as after ``forget``)."""
+        ``MEMORY.md`` block, as after ``forget``; add ``pages`` for the topic pages' blocks
+        too, as after a sync merged two devices' facts)."""
         self.load_facts()
         ledger = Ledger.read(self.root)
         self.accesses = ledger.accesses
@@ -185,7 +190,7 @@ class Consolidation:
             self._decay()
             for path, lines in self.pending.items():
                 self.edits.append_lines(path, list(lines.values()), _facts_header(path))
-        self._topics(write=self.mode != "quick" and not memory_only)
+        self._topics(write=pages or (self.mode != "quick" and not memory_only))
         self._memory_md()
         self.edits.changes = dict(
             sorted(self.edits.changes.items(), key=lambda item: _rank(item[0]))

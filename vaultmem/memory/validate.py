@@ -6,6 +6,8 @@
 * ``bad-field``: an inline field that does not parse (``[key:: value`` left open, ``[:: x]``);
 * ``duplicate-id``: a block id used twice in one note, or a fact id in two fact files;
 * ``secret``: something that looks like a password, API key, token or private key;
+* ``sync-conflict``: the other side of a sync conflict, kept beside its note; its facts are
+  not live until a person merges what they want into the note and deletes the copy;
 * ``missing-reference``: a daily-note entry that speaks of "this link" or "the command"
   without holding a URL or a command.
 
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from ..config import Config
 from ..files import read_note, scan_notes
+from ..merge import is_conflict_copy
 from ..parse import find_block_id, find_fields
 from .extract import extract
 from .facts import daily_date, parse_entries
@@ -61,6 +64,12 @@ def validate(root: Path, config: Config) -> list[Problem]:
     problems: list[Problem] = []
     fact_ids: defaultdict[str, list[tuple[str, int]]] = defaultdict(list)
     for path, text in sorted(notes.items()):
+        if is_conflict_copy(path):
+            message = (
+                "the other device's side of a sync conflict: merge it into its note, delete it"
+            )
+            problems.append(Problem(path, 1, "sync-conflict", message))
+            continue
         problems += _check_lines(path, text, names, blocks)
         if path.startswith("facts/"):
             for entry in parse_entries(text):

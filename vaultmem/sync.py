@@ -1,0 +1,301 @@
+"""``vaultmem sync``: commit, fetch, merge, push, so that two devices converge on their own.
+
+Order matters: the fetch comes first, so an unreachable remote (or one that does not answer
+within ``[git] timeout_seconds``) leaves everything as it was. Then local changes are
+committed (the memory log alone makes no commit: ``History.commit``), the remote branch is
+merged, and the result pushed; if another device pushed meanwhile, fetch and merge again.
+
+The merge: git merges the branches, then every vault file both sides changed since their
+common commit is merged again by its kind (``vaultmem/merge.py``), whatever git made of it
+(so an old vault's ``merge=union`` for daily notes does no harm). Before the merge is
+committed, ``after_merge`` runs: the vault rebuilds ``MEMORY.md``'s and the topic pages'
+generated blocks from the merged facts there. Only a real conflict (both devices changed the
+same words) keeps the other side's whole file beside ours as a conflict copy; ``sync`` then
+reports it (the CLI exits 1). A fast-forward takes the other device's files as they are.
+
+Uncommitted memory-log lines (a search's access counts) are set aside during the merge and
+appended back afterwards; a merge commit carries them, otherwise they wait for the next
+commit. An empty remote gets our branch; a remote with the branch under our name is merged,
+even without common history (a vault made on each device, then joined).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import git
+
+from .errors import GitError
+from .history import EMPTY_TREE, MEMORY_LOG, NEVER_COMMITTED, Commit, History
+from .merge import merge_file
+
+
+@dataclass
+class SyncResult:
+    """What a sync did."""
+
+    remote: str
+    branch: str
+    committed: Commit | None = None
+    pulled: list[str] = field(default_factory=list)  # vault-relative paths changed by the merge
+    pushed: bool = False
+    conflicts: list[tuple[str, str]] = field(default_factory=list)  # (note, conflict copy)
+
+
+def conflict_copy_name(path: str, remote: str, when: dt.datetime) -> str:
+    """Where the other side of a conflicting note is kept: beside it, clearly named, still
+    a note (so it is indexed and searchable): ``facts/a.sync-conflict-20261122-2330-origin.md``."""
+    stem, dot, suffix = path.rpartition(".")
+    if not dot or "/" in suffix:
+        stem, suffix = path, "md"
+    return f"{stem}.sync-conflict-{when:%Y%m%d-%H%M%S}-{remote}.{suffix}"
+
+
+def sync(
+    history: History, remote: str | None, after_merge: Callable[[], object] | None = None
+) -> SyncResult:
+    """See the module docstring and ``History.sync``."""
+    repo = history.repo
+    _check_state(history)
+    remotes = [r.name for r in repo.remotes]
+    if not remotes:
+        raise GitError("this vault has no git remote; add one with `git remote add origin URL`")
+    name = remote or ("origin" if "origin" in remotes else remotes[0])
+    if name not in remotes:
+        raise GitError(f"no remote named {name!r}; this vault has: {', '.join(remotes)}")
+    branch = repo.active_branch.name
+    result = SyncResult(name, branch)
+    _fetch(history, name)  # first: an unreachable remote must leave everything as it was
+    result.committed = history.commit()
+    for attempt in range(3):  # another device may push between our fetch and our push
+        if attempt:
+            _fetch(history, name)
+        upstream = f"{name}/{branch}"
+        if history.run("branch", "-r", "--list", upstream).strip():
+            before = _head(history)
+            _merge(history, upstream, name, result, after_merge)
+            changed = history.run("diff", "--name-only", before or EMPTY_TREE, "HEAD", "--", ".")
+            result.pulled += [history._vault_relative(p) for p in changed.split("\n") if p]
+        if _head(history) is None:
+            break  # nothing committed on either side yet: nothing to push
+        try:
+            history.run_network(name, "push", "--quiet", name, f"HEAD:refs/heads/{branch}")
+        except GitError as exc:
+            if any(word in str(exc) for word in ("rejected", "fetch first", "non-fast-forward")):
+                continue
+            raise
+        result.pushed = True
+        _track(history, name, branch)
+        break
+    result.pulled = sorted(set(result.pulled))
+    return result
+
+
+def _check_state(history: History) -> None:
+    repo = history.repo
+    git_dir = Path(repo.git_dir)
+    for marker, what in (
+        ("MERGE_HEAD", "a merge"),
+        ("rebase-merge", "a rebase"),
+        ("rebase-apply", "a rebase"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick"),
+        ("REVERT_HEAD", "a revert"),
+    ):
+        if (git_dir / marker).exists():
+            raise GitError(
+                f"{what} is in progress in {repo.working_tree_dir}; finish or abort it first"
+            )
+    if repo.head.is_detached:
+        raise GitError(
+            "HEAD is detached (not on a branch); check out a branch first, e.g. `git switch main`"
+        )
+    if history.run("diff", "--name-only", "--diff-filter=U"):
+        raise GitError("the repository has unresolved conflicts; resolve them and commit first")
+
+
+def _head(history: History) -> str | None:
+    try:
+        return history.run("rev-parse", "--verify", "--quiet", "HEAD").strip() or None
+    except GitError:
+        return None  # a new clone of an empty remote: no commit yet
+
+
+def _track(history: History, remote: str, branch: str) -> None:
+    """Make the remote branch the upstream of ours, so plain git commands know it too."""
+    if not history._config(f"branch.{branch}.remote"):
+        # Without a remote-tracking ref for it, plain git commands just need the remote named.
+        with contextlib.suppress(GitError):
+            history.run("branch", "--quiet", f"--set-upstream-to={remote}/{branch}")
+
+
+def _fetch(history: History, remote: str) -> None:
+    try:
+        history.run_network(remote, "fetch", "--quiet", remote)
+    except GitError as exc:
+        raise GitError(f"cannot reach the remote {remote!r}: {exc}; nothing was changed") from exc
+
+
+def _merge(
+    history: History,
+    upstream: str,
+    remote: str,
+    result: SyncResult,
+    after_merge: Callable[[], object] | None,
+) -> None:
+    """Merge ``upstream`` into the branch (see the module docstring)."""
+    ours = _head(history)
+    theirs = history.run("rev-parse", upstream).strip()
+    if ours is not None and _is_ancestor(history, theirs, ours):
+        return  # nothing new there
+    held = _hold_memory_log(history)
+    try:
+        if ours is None or _is_ancestor(history, ours, theirs):
+            history.run("merge", "--ff-only", "--quiet", upstream)
+            return
+        base = _merge_base(history, ours, theirs)
+        _start_merge(history, upstream)
+        _merge_files(history, base or EMPTY_TREE, theirs, remote, result)
+    finally:
+        _release_memory_log(history, held)
+    if after_merge is not None:
+        after_merge()
+    history.add_all()
+    message = f"vaultmem: merge {upstream}"
+    if result.conflicts:
+        message += "; conflicts kept side by side: " + ", ".join(c for _, c in result.conflicts)
+    history.run("commit", "--quiet", "--no-verify", "-m", message)
+
+
+def _is_ancestor(history: History, older: str, newer: str) -> bool:
+    try:
+        history.run("merge-base", "--is-ancestor", older, newer)
+    except GitError:
+        return False
+    return True
+
+
+def _merge_base(history: History, ours: str, theirs: str) -> str:
+    try:
+        return history.run("merge-base", ours, theirs).strip()
+    except GitError:
+        return ""  # no common history: two vaults made apart, joined now
+
+
+def _start_merge(history: History, upstream: str) -> None:
+    """``git merge --no-commit``; conflicts are left for ``_merge_files``."""
+    try:
+        history.run(
+            "merge", "--no-commit", "--no-ff", "--allow-unrelated-histories", "--quiet", upstream
+        )
+    except GitError:
+        if not (Path(history.repo.git_dir) / "MERGE_HEAD").exists():
+            raise  # git refused to start (e.g. a file in the way): nothing was changed
+
+
+def _merge_files(history: History, base: str, theirs: str, remote: str, result: SyncResult) -> None:
+    """Merge each file changed on both sides by its kind, then keep both sides of what is
+    left conflicted (ours in place, theirs beside it)."""
+    when = dt.datetime.now()
+    both = set(_changed(history, base, "HEAD")) & set(_changed(history, base, theirs))
+    resolved: set[str] = set()
+    for top_path in sorted(both):
+        rel = history._vault_relative(top_path)
+        texts = [_text(history, rev, top_path) for rev in (base, "HEAD", theirs)]
+        a, b = texts[1], texts[2]
+        if a is None or b is None:
+            continue  # deleted on one side, or not text: git's merge and the rule below
+        merged = merge_file(rel, texts[0] or "", a, b)
+        if merged is None:
+            continue
+        _write(history.top / top_path, merged.text.encode("utf-8", "surrogateescape"))
+        history.run("add", "--", top_path)
+        resolved.add(top_path)
+        if merged.conflicts:
+            _keep_theirs(history, rel, b.encode("utf-8", "surrogateescape"), remote, when, result)
+    conflicted = history.run("diff", "--name-only", "--diff-filter=U").split("\n")
+    for top_path in (p for p in conflicted if p and p not in resolved):
+        mine, other = _stage(history, 2, top_path), _stage(history, 3, top_path)
+        keep = mine if mine is not None else other
+        if keep is not None:
+            _write(history.top / top_path, keep)
+        if mine is not None and other is not None and mine != other:
+            _keep_theirs(history, history._vault_relative(top_path), other, remote, when, result)
+
+
+def _keep_theirs(
+    history: History, rel: str, theirs: bytes, remote: str, when: dt.datetime, result: SyncResult
+) -> None:
+    copy = conflict_copy_name(rel, remote, when)
+    _write(history.root / copy, theirs)
+    result.conflicts.append((rel, copy))
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def _changed(history: History, old: str, new: str) -> list[str]:
+    out = history.run("diff", "--name-only", "--no-renames", old, new, "--", ".", *NEVER_COMMITTED)
+    return [p for p in out.split("\n") if p]
+
+
+def _text(history: History, rev: str, top_path: str) -> str | None:
+    """A file at a revision as text (``None``: absent there, or not UTF-8 text)."""
+    if rev == EMPTY_TREE:
+        return None
+    data = _show(history, f"{rev}:{top_path}")
+    if data is None or b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _stage(history: History, stage: int, top_path: str) -> bytes | None:
+    """One side of a conflicted file, byte for byte (stage 2: ours, 3: theirs)."""
+    return _show(history, f":{stage}:{top_path}")
+
+
+def _show(history: History, spec: str) -> bytes | None:
+    try:
+        out = history.git.execute(
+            ["git", "show", spec], stdout_as_string=False, strip_newline_in_stdout=False
+        )
+    except git.GitCommandError:
+        return None  # not there
+    return bytes(out)
+
+
+def _hold_memory_log(history: History) -> dict[str, tuple[bytes, bytes]]:
+    """Set aside the memory log's uncommitted lines (git would refuse to merge over them):
+    each changed log file goes back to its committed bytes; returns ``path: (local,
+    committed)``."""
+    held: dict[str, tuple[bytes, bytes]] = {}
+    for rel in history.changed_paths():
+        path = history.root / rel
+        if not rel.startswith(MEMORY_LOG) or not path.is_file():
+            continue
+        committed = _show(history, f"HEAD:{history.prefix}{rel}") or b""
+        held[rel] = (path.read_bytes(), committed)
+        if committed:
+            path.write_bytes(committed)
+        else:
+            path.unlink()
+    return held
+
+
+def _release_memory_log(history: History, held: dict[str, tuple[bytes, bytes]]) -> None:
+    """Append the lines set aside back to each log file, as it is after the merge."""
+    for rel, (local, committed) in held.items():
+        path = history.root / rel
+        tail = local[len(committed) :] if local.startswith(committed) else local
+        now = path.read_bytes() if path.is_file() else b""
+        if now and not now.endswith(b"\n"):
+            now += b"\n"
+        _write(path, now + tail)
