@@ -12,7 +12,8 @@ from conftest import write
 
 from vaultmem import Vault, VaultmemError
 from vaultmem.files import update_text
-from vaultmem.memory.remember import block_id, mask_secrets
+from vaultmem.memory.remember import block_id
+from vaultmem.memory.secrets import mask_secrets
 
 NOON = dt.datetime(2026, 11, 22, 12, 5)
 
