@@ -211,7 +211,7 @@ def test_prose_is_kept_word_for_word(text: str) -> None:
 def test_a_private_key_in_json_goes_whole() -> None:
     body = PEM.replace("\n", "\\n")
     masked, _ = mask_secrets('{"type": "service_account", "private_key": "' + body + '\\n"}')
-    assert masked == '{"type": "service_account", "private_key": "' + MASK + '"}'
+    assert masked == '{"type": "service_account", "private_key": "' + MASK + '\\n"}'
 
 
 def test_a_secret_longer_than_the_scan_bound_goes_whole() -> None:
@@ -219,9 +219,14 @@ def test_a_secret_longer_than_the_scan_bound_goes_whole() -> None:
     assert mask_secrets(f"SECRET={value} end") == (f"SECRET={MASK} end", 1)
 
 
-def test_findings_name_the_kind() -> None:
-    kinds = [f.kind for f in find_secrets("x " + token("ghp_", 36) + " DB_PASSWORD=hunter2xyz")]
-    assert kinds == ["GitHub token", "password"]
+def test_findings_name_the_kind_and_the_span_in_the_text() -> None:
+    text = "x " + token("ghp_", 36) + " DB_PASSWORD=hunter2xyz and AKIAIOSFODNN7EXAMPLE"
+    found = [(f.kind, text[f.start : f.end]) for f in find_secrets(text)]
+    assert found == [
+        ("GitHub token", token("ghp_", 36)),
+        ("password", "hunter2xyz"),
+        ("AWS access key", "AKIAIOSFODNN7EXAMPLE"),
+    ]
 
 
 @pytest.mark.parametrize("text", [t for t, _ in SECRETS] + PROSE)

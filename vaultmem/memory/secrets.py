@@ -36,6 +36,7 @@ one forward scan. A 1 MB line is masked in well under a second.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -55,7 +56,9 @@ class Finding:
 
 
 # A token never starts right after one of its own characters: this keeps the formats
-# precise ("xAKIA..." is no key) and linear (a run is entered once, at its start).
+# precise ("xAKIA..." is no key) and linear (a run is entered once, at its start). A
+# token also ends where its run ends (an open-ended last class, or a guard): masking one
+# then never lets another start where it stopped, which keeps masking idempotent.
 _B = r"(?<![A-Za-z0-9_\-])"
 _RULES = [
     (
@@ -66,8 +69,8 @@ _RULES = [
         r"(?:[A-Za-z0-9+/=:,.\\ \t\r\n]|-(?!----))*"
         r"(?:-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)?",
     ),
-    ("age secret key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
-    ("AWS access key", _B + r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Z0-9])"),
+    ("age secret key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58,}"),
+    ("AWS access key", _B + r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])"),
     ("GitHub token", _B + r"gh[pousr]_[A-Za-z0-9]{30,}"),
     ("GitHub token", _B + r"github_pat_[A-Za-z0-9_]{30,}"),
     (
@@ -81,42 +84,42 @@ _RULES = [
     ("Stripe key", _B + r"whsec_[A-Za-z0-9]{20,}"),
     ("API key", _B + r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
     ("Hugging Face token", _B + r"(?:hf_|api_org_)[A-Za-z0-9]{30,}"),
-    ("Google API key", _B + r"AIza[A-Za-z0-9_\-]{35}"),
+    ("Google API key", _B + r"AIza[A-Za-z0-9_\-]{35,}"),
     ("Google OAuth secret", _B + r"GOCSPX-[A-Za-z0-9_\-]{20,}"),
     ("Google OAuth token", _B + r"ya29\.[A-Za-z0-9_\-]{20,}"),
-    ("npm token", _B + r"npm_[A-Za-z0-9]{36}"),
+    ("npm token", _B + r"npm_[A-Za-z0-9]{36,}"),
     ("PyPI token", _B + r"pypi-AgE[A-Za-z0-9_\-]{50,}"),
-    ("SendGrid key", _B + r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}"),
+    ("SendGrid key", _B + r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,}"),
     ("Twilio key", _B + r"SK[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
-    ("Shopify token", _B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
-    ("DigitalOcean token", _B + r"do[opr]_v1_[a-f0-9]{64}"),
+    ("Shopify token", _B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9])"),
+    ("DigitalOcean token", _B + r"do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])"),
     ("Vault token", _B + r"hv[sbr]\.[A-Za-z0-9_\-]{24,}"),
     ("Terraform token", _B + r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,}"),
     (
         "Discord token",
         _B + r"[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}",
     ),
-    ("Telegram bot token", r"(?<![0-9])[0-9]{8,10}:A[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"),
+    ("Telegram bot token", r"(?<![0-9])[0-9]{8,10}:A[A-Za-z0-9_\-]{32,}"),
     ("JWT", _B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*"),
     ("Atlassian token", _B + r"ATATT3[A-Za-z0-9_=\-]{100,}"),
-    ("Linear key", _B + r"lin_api_[A-Za-z0-9]{40}"),
-    ("Postman key", _B + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
-    ("Databricks token", _B + r"dapi[a-f0-9]{32}"),
+    ("Linear key", _B + r"lin_api_[A-Za-z0-9]{40,}"),
+    ("Postman key", _B + r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9])"),
+    ("Databricks token", _B + r"dapi[a-f0-9]{32}(?![A-Za-z0-9])"),
     ("Grafana token", _B + r"(?:glc_|glsa_)[A-Za-z0-9+/_]{32,}"),
-    ("Supabase token", _B + r"sbp_[a-f0-9]{40}"),
+    ("Supabase token", _B + r"sbp_[a-f0-9]{40}(?![A-Za-z0-9])"),
     ("Doppler token", _B + r"dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,}"),
     ("Groq key", _B + r"gsk_[A-Za-z0-9]{40,}"),
     ("xAI key", _B + r"xai-[A-Za-z0-9]{60,}"),
     ("Replicate token", _B + r"r8_[A-Za-z0-9]{30,}"),
     ("Perplexity key", _B + r"pplx-[A-Za-z0-9]{40,}"),
-    ("Notion token", _B + r"(?:ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})"),
+    ("Notion token", _B + r"(?:ntn_[0-9]{11}[A-Za-z0-9]{35,}|secret_[A-Za-z0-9]{43,})"),
     ("Mailgun key", _B + r"key-[0-9a-z]{32}(?![A-Za-z0-9])"),
     ("Square token", _B + r"(?:sq0atp|sq0csp)-[A-Za-z0-9_\-]{22,}"),
-    ("Alibaba key", _B + r"LTAI[A-Za-z0-9]{20}"),
-    ("Fly.io token", _B + r"(?:fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,})"),
+    ("Alibaba key", _B + r"LTAI[A-Za-z0-9]{20,}"),
+    ("Fly.io token", _B + r"(?:fo1_[A-Za-z0-9_\-]{43,}|fm[12][ar]?_[A-Za-z0-9+/]{100,})"),
     ("Sentry token", _B + r"sntr[ysu]_[A-Za-z0-9+/=_]{40,}"),
     ("PlanetScale token", _B + r"pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.\-]{32,}"),
-    ("RubyGems key", _B + r"rubygems_[a-f0-9]{48}"),
+    ("RubyGems key", _B + r"rubygems_[a-f0-9]{48}(?![A-Za-z0-9])"),
     ("1Password token", _B + r"ops_eyJ[A-Za-z0-9+/=]{100,}"),
     # webhooks: the URL path after the fixed prefix is the credential
     (
@@ -202,8 +205,9 @@ _RANDOM_BODY = {"API key", "Slack token", "Discord token", "Grafana token"}
 
 _IDENT = r"[A-Za-z0-9_.\-]"
 # A bare value is printable ASCII without quotes, brackets (the mask's) and the characters
-# that end a value in a query string, a connection string or a table: , ; & |
-_BARE = r"[!#-%(-+\--:<-Z\\^_a-{}~]"
+# that end a value in a connection string or a table: , ; |  ("&name=" ends one too)
+_BARE = r"[!#-&(-+\--:<-Z\\^_a-{}~]"
+_NEXT_PARAMETER = re.compile(r"&[A-Za-z_][A-Za-z0-9_.\-]{0,40}=")
 _WORD = r"(?:pass(?:word|wd|phrase)?s?|pwd|pw|secrets?|tokens?|credentials?|creds|keys?|auth)"
 _VALUE = (
     r"(?=(?P<q>[\"'`])(?P<qv>[^\"'`\n\[\]]{1,256})(?P=q)"
@@ -217,8 +221,10 @@ _LABELLED = re.compile(
     r"(?: (?i:key|token|secret|password))?" + _IDENT + r"{0,40})"
     r"(?:(?:\*\*|__)?[\"']?[ \t]{0,3}(?:\*\*|__)?" + _OP + r"(?:\*\*|__)?[ \t]{0,3}"
     r"|[ \t]{0,3}(?P<cjk>是|为|為)[ \t]{0,3}"
-    r"|[ \t]{1,3}(?P<verb>is|was|are)[ \t]{1,3}"
-    r"|(?P<space>[ \t]{1,3}))" + _VALUE
+    r"|[ \t]{1,3}(?P<verb>is|was|are):?[ \t]{1,3}"
+    # "Token MYSQL_PWD='...'": a bare space never takes a value that is itself a label
+    r"|(?P<space>[ \t]{1,3})(?!" + _IDENT + r"{0,40}?(?i:" + _WORD + r")" + _IDENT + r"{0,40}"
+    r"[\"']?[ \t]{0,3}[:=：]))" + _VALUE
 )
 _LABELLED_ZH = re.compile(
     r"(?P<key>密码|口令|密钥|秘钥|私钥|令牌)[ \t]{0,3}(?:[:：=]|是|为|為)[ \t]{0,3}" + _VALUE
@@ -228,6 +234,8 @@ _AUTH_HEADER = re.compile(
     r"(?:(?:bearer|basic|token|bot|apikey|digest|sso-key)[ \t]{1,3})?"
     r"|(?<![A-Za-z0-9_\-])bearer[ \t]{1,3})" + _VALUE
 )
+# <password>...</password> in XML and .NET configs
+_XML = re.compile(r"<(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,60})>(?=(?P<qv>[^<\n\[\]]{1,256})</)")
 _CURL_USER = re.compile(
     r"(?<![A-Za-z0-9_\-])(?:-u|--user)[ \t=]{1,3}[\"']?[^\s:\"'\[\]]{1,64}:" + _VALUE
 )
@@ -238,6 +246,8 @@ _SECRET_WORDS |= {"auth", "apikey", "apikeys", "accesskey", "secretkey", "privat
 _SECRET_WORDS |= {"authtoken", "accesstoken", "refreshtoken", "apitoken", "clientsecret"}
 # Short labels that are also ordinary words read as labels only in code-like assignments.
 _CODE_ONLY = {"pass", "pw", "pwd", "auth", "creds"}
+# Env names glue words: PGPASSWORD, MYSQLPASSWORD, CSRFTOKEN (not "bypass", "monkey", "OLDPWD")
+_GLUED = re.compile(r"(?:password|passwd|passphrase|secret|token|apikey|secretkey|accesskey)s?$")
 # "password_hash", "public_key", "token_count": the value is not the credential itself.
 _NOT_SECRET_ANYWHERE = set(
     "public pub publishable hash hashed sha sha1 sha256 sha512 md5 digest checksum "
@@ -264,13 +274,33 @@ _NOT_SECRET_KEY = set(
 def find_secrets(text: str) -> list[Finding]:
     """Every secret in ``text``, as spans in text order with overlaps merged.
 
+    Known formats are found first; labels are then read in the text with those already
+    masked, as a second run would read it ("ghp_...DB_PASSWORD=x" and its masked form
+    give the same answer), so masking is idempotent.
+
     Args:
         text: any text; a line, a note, a megabyte of garbage.
 
     Returns:
         The findings, sorted and disjoint; empty when nothing looks like a credential.
     """
-    return _merge([*_formats(text), *_labelled(text)])
+    known = _merge(list(_formats(text)))
+    masked = _apply(text, known)
+    # a position in the masked text -> the same position in ``text``
+    ends: list[int] = []
+    shifts: list[int] = []
+    delta = 0
+    for finding in known:
+        ends.append(finding.start - delta + len(MASK))
+        delta += finding.end - finding.start - len(MASK)
+        shifts.append(delta)
+
+    def back(pos: int) -> int:
+        index = bisect.bisect_right(ends, pos)
+        return pos + (shifts[index - 1] if index else 0)
+
+    labelled = [Finding(back(f.start), back(f.end), f.kind) for f in _labelled(masked)]
+    return _merge(known + labelled)
 
 
 def mask_secrets(text: str) -> tuple[str, int]:
@@ -281,15 +311,20 @@ def mask_secrets(text: str) -> tuple[str, int]:
         output changes nothing and counts nothing.
     """
     findings = find_secrets(text)
+    return _apply(text, findings), len(findings)
+
+
+def _apply(text: str, findings: list[Finding]) -> str:
+    """``text`` with each (sorted, disjoint) finding replaced by the marker."""
     if not findings:
-        return text, 0
+        return text
     parts: list[str] = []
     last = 0
     for finding in findings:
         parts += [text[last : finding.start], MASK]
         last = finding.end
     parts.append(text[last:])
-    return "".join(parts), len(findings)
+    return "".join(parts)
 
 
 def _formats(text: str) -> Iterator[Finding]:
@@ -309,17 +344,21 @@ def _formats(text: str) -> Iterator[Finding]:
 def _labelled(text: str) -> list[Finding]:
     out: list[Finding] = []
     covered = 0  # values already masked end here: later labels inside them are skipped
-    for pattern in (_LABELLED, _LABELLED_ZH, _AUTH_HEADER, _CURL_USER):
+    for pattern in (_LABELLED, _LABELLED_ZH, _AUTH_HEADER, _XML, _CURL_USER):
         covered = 0
         for match in pattern.finditer(text):
             start, end = _value_span(match)
             if start < covered or not _is_label(match, pattern):
                 continue
+            if match.group("qv") is None and text[end : end + 1] in ("[", "]"):
+                continue  # glued to a link or to a mask: no value of its own (idempotence)
             value = text[start:end]
-            trimmed = value.rstrip(".,:)")
+            parameter = _NEXT_PARAMETER.search(value)  # ?token=...&page=2
+            trimmed = value[: parameter.start()] if parameter else value
+            trimmed = trimmed.rstrip(".,:;)")
             if not _credential(trimmed, _family(match, pattern), _weak(match, pattern)):
                 continue
-            if end - start == 256 and not match.group("qv"):  # longer than the bound
+            if len(trimmed) == 256 and not match.group("qv"):  # longer than the bound
                 end = _run_end(text, end)
             else:
                 end = start + len(trimmed)
@@ -329,8 +368,9 @@ def _labelled(text: str) -> list[Finding]:
 
 
 def _value_span(match: re.Match[str]) -> tuple[int, int]:
-    group = "qv" if match.group("qv") is not None else "bv"
-    return match.span(group)
+    if match.group("qv") is not None:
+        return match.span("qv")
+    return match.span("bv")
 
 
 _VALUE_CHAR = re.compile(_BARE + "*")
@@ -347,16 +387,23 @@ def _components(key: str) -> list[str]:
 
 
 def _is_label(match: re.Match[str], pattern: re.Pattern[str]) -> bool:
+    if pattern is _XML:
+        return _names_a_secret(match.group("key"), code_like=True)
     if pattern is not _LABELLED:
         return True
-    parts = _components(match.group("key"))
+    return _names_a_secret(match.group("key"), bool(match.group("op") or match.group("flag")))
+
+
+def _names_a_secret(key: str, code_like: bool) -> bool:
+    """Whether a label names a credential: ``DB_PASSWORD``, ``apiKey``, ``PGPASSWORD``,
+    ``AWS secret key``; not ``token_count``, ``public_key``, ``password_hash``, ``key``."""
+    parts = _components(key)
     if not parts or parts[-1] in _NOT_SECRET_LAST or _NOT_SECRET_ANYWHERE.intersection(parts):
         return False
-    code_like = bool(match.group("op") or match.group("flag"))
     for index, part in enumerate(parts):
         if part in _CODE_ONLY and not code_like:
             continue
-        if part in _PASSWORD_WORDS or part in _SECRET_WORDS:
+        if part in _PASSWORD_WORDS or part in _SECRET_WORDS or _GLUED.search(part):
             return True
         if part in ("key", "keys") and any(other not in _NOT_SECRET_KEY for other in parts[:index]):
             return True
@@ -369,8 +416,9 @@ def _family(match: re.Match[str], pattern: re.Pattern[str]) -> bool:
         return True
     if pattern is _LABELLED_ZH:
         return match.group("key") in ("密码", "口令")
-    if pattern is _LABELLED:
-        return bool(_PASSWORD_WORDS.intersection(_components(match.group("key"))))
+    if pattern in (_LABELLED, _XML):
+        parts = _components(match.group("key"))
+        return any(p in _PASSWORD_WORDS or re.search("pass(?:word|wd)s?$", p) for p in parts)
     return False
 
 
@@ -423,7 +471,7 @@ def _credential(value: str, password: bool, weak: bool) -> bool:
     if len(value) < 6 or _placeholder(value) or _ORDINARY.fullmatch(value):
         return False
     core = value.strip("()<>{}.,:;!?*_~'\"")
-    if not core or (weak and core != value):
+    if not core or (weak and not value[0].isalnum()):
         return False  # "password (prompted if omitted)": prose punctuation, not a value
     if _WORDLIKE.fullmatch(core):
         return _random_letters(core)
