@@ -61,8 +61,9 @@ from .facts import (
     without_fields,
 )
 from .ledger import Ledger
-from .remember import ECHO_MARKERS, NOISE_PREFIXES, mask_secrets
+from .remember import ECHO_MARKERS, NOISE_PREFIXES
 from .scoring import entities, likelihood, score
+from .secrets import mask_secrets
 from .tiers import TIERS, current_score, tier
 from .topics import Topic, page_block, page_header
 

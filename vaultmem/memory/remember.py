@@ -8,7 +8,7 @@ Its block id is a digest of the session and the text, so the same message captur
 (an agent retrying, two hooks firing) is stored once. Noise is skipped and reported, not
 stored: empty text, scheduler and heartbeat lines, and echoes of vaultmem's own context
 block. Secrets (API keys, tokens, passwords, private keys) are masked before anything is
-written, so they never reach a note, a fact or ``MEMORY.md``.
+written (``secrets.py`` says what counts), so they never reach a note, a fact or ``MEMORY.md``.
 
 ``capture`` and ``note_addition`` are pure; ``store_line`` writes the line with one
 ``O_APPEND`` write under the vault's write lock (``writes.append_text``), so a line a person,
@@ -29,28 +29,13 @@ from ..errors import NotStoredError, VaultmemError
 from ..parse import parse_document
 from ..writes import STATE_DIR, append_text, inside_vault, uses_crlf, vault_write_lock
 
+# MASK and mask_secrets are re-exported: callers that imported them from here keep working.
+from .secrets import MASK as MASK
+from .secrets import mask_secrets as mask_secrets
+
 NOISE_PREFIXES = ("[cron:", "[heartbeat", "[memory context]")
 # vaultmem's own blocks: text holding these markers is an echo of what vaultmem wrote.
 ECHO_MARKERS = ("<!-- vaultmem:begin -->", "<!-- vaultmem:end -->", "<!-- vaultmem:context -->")
-
-_SECRETS = [
-    re.compile(
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)", re.S
-    ),
-    re.compile(r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9_-]*-)?[A-Za-z0-9]{20,}"),  # OpenAI-style keys
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"),  # GitHub tokens
-    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{30,}"),
-    re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),  # Slack
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),  # AWS access key id
-    re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),  # Google API key
-    re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),  # JWT
-]
-# "password: hunter2", "api_key=...", "token ...", "密码：..." : mask the value, keep the word.
-_LABELLED = re.compile(
-    r"(?i)\b(password|passwd|pwd|passphrase|api[_ -]?key|secret|token|access[_ -]?key)"
-    r"(\s*(?:[:=]|is)\s*|\s+)([^\s,;]{6,})|(密码|口令|密钥)(\s*[:：是为]\s*)(\S{4,})"
-)
-MASK = "[secret masked]"
 
 
 @dataclass(frozen=True)
@@ -61,30 +46,6 @@ class Capture:
     block_id: str | None
     skipped: str | None = None
     masked: int = 0
-
-
-def mask_secrets(text: str) -> tuple[str, int]:
-    """Replace secrets in ``text`` with ``[secret masked]``; return the text and the count."""
-    count = 0
-
-    def hide(match: re.Match[str]) -> str:
-        nonlocal count
-        count += 1
-        return MASK
-
-    def hide_value(match: re.Match[str]) -> str:
-        nonlocal count
-        count += 1
-        if match.group(1):
-            return f"{match.group(1)}{match.group(2)}{MASK}"
-        return f"{match.group(4)}{match.group(5)}{MASK}"
-
-    # Labelled values first: the mask itself contains the word "secret" and must not be
-    # taken for a label by a later pass.
-    text = _LABELLED.sub(hide_value, text)
-    for pattern in _SECRETS:
-        text = pattern.sub(hide, text)
-    return text, count
 
 
 def block_id(session: str | None, text: str) -> str:

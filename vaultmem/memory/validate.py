@@ -28,7 +28,7 @@ from ..merge import is_conflict_copy
 from ..parse import find_block_id, find_fields
 from .extract import extract
 from .facts import daily_date, parse_entries
-from .remember import MASK, mask_secrets
+from .secrets import find_secrets
 
 _LINK = re.compile(r"!?\[\[([^\[\]|\n]*?)(?:\|[^\[\]\n]*)?\]\]")
 _OPEN_FIELD = re.compile(r"\[([^\[\]\n]{0,60})::")
@@ -110,6 +110,7 @@ def _check_lines(
     seen: dict[str, int] = {}
     fence = False
     for number, line in enumerate(text.splitlines(), 1):
+        problems += _secrets(path, number, line)  # a key pasted in a code block leaks too
         if line.lstrip().startswith(("```", "~~~")):
             fence = not fence
             continue
@@ -130,9 +131,15 @@ def _check_lines(
         opened = len(_OPEN_FIELD.findall(line))
         if opened > parsed or "[::" in line:
             problems.append(Problem(path, number, "bad-field", "an inline field does not parse"))
-        if mask_secrets(line.replace(MASK, " "))[1]:  # vaultmem's own mask is no secret
-            problems.append(Problem(path, number, "secret", "looks like a password, key or token"))
     return problems
+
+
+def _secrets(path: str, number: int, line: str) -> list[Problem]:
+    """One ``secret`` problem per line that holds any; vaultmem's own mask is none."""
+    kinds = sorted({finding.kind for finding in find_secrets(line)})
+    if not kinds:
+        return []
+    return [Problem(path, number, "secret", f"looks like a secret ({', '.join(kinds)})")]
 
 
 def _check_link(
