@@ -86,7 +86,8 @@ def _prepare(
     root: str, stat: FileStat, old_hash: str | None, max_bytes: int, max_chars: int
 ) -> Prepared | None:
     if stat.skip_reason is not None:
-        return FileRecord(stat.path, 0, 0, "", None, {}, (), (f"skipped: {stat.skip_reason}",)), []
+        warning = f"skipped: {stat.skip_reason}"
+        return FileRecord(stat.path, stat.size, stat.mtime_ns, "", None, {}, (), (warning,)), []
     read = read_note(Path(root) / stat.path, max_bytes)
     if read.size or read.mtime_ns:  # the stat of the bytes actually read, if it moved on
         stat = FileStat(stat.path, read.size, read.mtime_ns)

@@ -176,8 +176,16 @@ class _EventFilter(FileSystemEventHandler):
             if event.is_directory:
                 if rel != "." and is_note_path(rel + "/x.md", self.exclude):
                     self.changes.put(("folder", rel))
-            elif is_note_path(rel, self.exclude):
+            elif is_note_path(rel, self.exclude) or self._maybe_link(os.fsdecode(raw), rel):
                 self.changes.put(("file", rel))
+
+    def _maybe_link(self, path: str, rel: str) -> bool:
+        """A symlink of any name (to a folder, a loop) is recorded by the scan with why it
+        is not followed: pass one that exists, and any path that is gone (it may have been
+        one; if the index does not know it, its batch changes nothing)."""
+        if not is_note_path(rel + ".md", self.exclude):  # a dot-name or an excluded folder
+            return False
+        return os.path.islink(path) or not os.path.lexists(path)
 
 
 class _OverflowAlarm(logging.Handler):
@@ -368,6 +376,8 @@ class Watcher:
             return
         for notice in report.notices:
             self.log(f"warning: {notice}")
+        if not (report.files or report.removed):
+            return  # only deleted attachments and the like: nothing the index knew
         ms = (time.perf_counter() - started) * 1000
         self.status.batches += 1
         self.status.last_batch = {
