@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import write
+from conftest import SHARED, write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
@@ -156,3 +160,95 @@ def test_a_looping_path_given_to_a_command_is_a_clear_error(vault_path: Path, co
     code, _, err = run(command, "topics/self.md", "--vault", str(vault_path))
     assert code == 1
     assert err.startswith("Error: topics/self.md")
+
+
+# -- killed and concurrent index runs -----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def big_vault_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """1,500 generated notes: enough for an index run to fork its worker processes."""
+    generator = SHARED / "bench/gen_vault.py"
+    if not generator.exists():
+        pytest.skip(f"{generator} is not available")
+    out = tmp_path_factory.mktemp("big") / "vault"
+    subprocess.run([sys.executable, str(generator), str(out), "--notes", "1500"], check=True)
+    (out / ".vaultmem").mkdir()
+    return out
+
+
+@pytest.fixture
+def big_vault(big_vault_source: Path, tmp_path: Path) -> Path:
+
+    return Path(shutil.copytree(big_vault_source, tmp_path / "big"))
+
+
+def vaultmem(*args: str) -> list[str]:
+    return [sys.executable, "-m", "vaultmem", *args]
+
+
+def children_of(pid: int) -> set[int]:
+    """Live processes whose parent is ``pid`` (from /proc; zombies are dead)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if int(ppid) == pid and state != "Z":
+            found.add(int(entry))
+    return found
+
+
+def is_alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def index_chunks(path: Path) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(
+            "SELECT path, chunk_id, line_start, line_end, text FROM chunks ORDER BY 1, 2"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_workers_of_a_killed_reindex_die_with_it_and_the_old_index_stays_usable(
+    big_vault: Path, tmp_path: Path
+) -> None:
+    subprocess.run(vaultmem("index", "--vault", str(big_vault)), check=True, capture_output=True)
+    before = index_chunks(big_vault / ".vaultmem/index.db")
+    proc = subprocess.Popen(
+        vaultmem("reindex", "--vault", str(big_vault)), stderr=subprocess.DEVNULL
+    )
+    workers: set[int] = set()
+    try:
+        wait_for(
+            lambda: workers.update(children_of(proc.pid)) or workers or proc.poll() is not None
+        )
+        assert workers, "the reindex finished before it forked workers"
+        proc.kill()
+        proc.wait()
+        wait_for(lambda: not any(is_alive(pid) for pid in workers), timeout=20)
+    finally:
+        for pid in workers:  # whatever happens, leave no orphan behind
+            if is_alive(pid):
+                os.kill(pid, 9)
+    query = (big_vault / "queries.txt").read_text().split("\t", 1)[0]
+    found = subprocess.run(
+        vaultmem("search", query, "--vault", str(big_vault)), capture_output=True
+    )
+    assert found.returncode == 0, found.stderr
+    assert index_chunks(big_vault / ".vaultmem/index.db") == before
+    with Vault(big_vault, index_path=tmp_path / "rebuilt.db") as rebuilt:
+        rebuilt.reindex()
+    assert index_chunks(tmp_path / "rebuilt.db") == before
