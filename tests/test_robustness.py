@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import sqlite3
 import subprocess
@@ -252,3 +253,46 @@ def test_workers_of_a_killed_reindex_die_with_it_and_the_old_index_stays_usable(
     with Vault(big_vault, index_path=tmp_path / "rebuilt.db") as rebuilt:
         rebuilt.reindex()
     assert index_chunks(tmp_path / "rebuilt.db") == before
+
+
+# -- a damaged index ----------------------------------------------------------------------
+
+
+def fts_pages(db: Path) -> list[int]:
+    """The page numbers of the full-text tables (FTS5's shadow tables), from ``dbstat``."""
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute(
+            "SELECT pageno FROM dbstat WHERE name LIKE 'chunks_fts%' ORDER BY pageno"
+        ).fetchall()
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        conn.close()
+    assert page_size == 4096
+    return [r[0] for r in rows]
+
+
+def test_random_damage_to_the_full_text_tables_never_gives_a_traceback(vault_path: Path) -> None:
+    for i in range(300):
+        write(vault_path, f"memory/2026-03-{i % 28 + 1:02d}-{i}.md", f"- entry {i} kestrel words\n")
+    db = vault_path / ".vaultmem/index.db"
+    with Vault(vault_path) as vault:
+        vault.index()
+        vault.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    pristine = db.read_bytes()
+    pages = fts_pages(db)
+    rng = random.Random(12)
+    vault = str(vault_path)
+    for trial in range(30):
+        data = bytearray(pristine)
+        page = rng.choice(pages)
+        offset = (page - 1) * 4096 + rng.randrange(4096 - 16)
+        data[offset : offset + 16] = rng.randbytes(16)
+        db.write_bytes(bytes(data))
+        for command in (["search", "kestrel"], ["index"], ["status"]):
+            code, _, err = run(*command, "--vault", vault)  # a traceback raises here
+            where = f"trial {trial}, page {page}, offset {offset}, {command[0]}"
+            assert code == 0, f"{where}: {err}"
+            assert "Error" not in err, f"{where}: {err}"
+    code, out, _ = run("search", "kestrel", "--limit", "1000", "--json", "--vault", vault)
+    assert len(json.loads(out)) == 300

@@ -496,12 +496,22 @@ class CorruptIndexError(sqlite3.DatabaseError):
 
 
 def is_corrupt(exc: sqlite3.Error) -> bool:
-    """Whether SQLite says the file is damaged or not a database (so rebuilding is right)."""
+    """Whether SQLite says the file is damaged or not a database (so rebuilding is right).
+
+    Extended result codes carry the primary code in their low byte: ``SQLITE_CORRUPT_VTAB``
+    (267, a damaged FTS5 table), ``SQLITE_CORRUPT_INDEX`` and ``SQLITE_CORRUPT_SEQUENCE``
+    are all ``SQLITE_CORRUPT``.
+    """
     code = getattr(exc, "sqlite_errorcode", None)
-    # A damaged FTS5 shadow table surfaces as a generic error from its constructor.
-    return code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "vtable constructor" in str(
-        exc
-    )
+    if isinstance(code, int) and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return True
+    # A damaged FTS5 shadow table can surface as a generic error from its constructor,
+    # or as FTS5's own complaint about its format.
+    message = str(exc)
+    return any(sign in message for sign in _CORRUPT_SIGNS)
+
+
+_CORRUPT_SIGNS = ("vtable constructor", "invalid fts5 file format")
 
 
 def index_error(exc: Exception, path: Path) -> VaultmemError:
