@@ -454,3 +454,27 @@ def test_index_paths_updates_only_what_it_is_told(vault: Vault) -> None:
     assert [h.path for h in vault.search("delta")] == ["dir/sub/d.md"]
     assert vault.search("zeta") == []  # not named, so not read yet
     assert vault.search("gamma") == []
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_notes_with_a_utf16_or_utf32_byte_order_mark_are_indexed_not_binary(
+    vault: Vault, encoding: str
+) -> None:
+    text = "# Notes\n\n- the platypus lays eggs 鸭嘴兽\n"
+    raw = "\ufeff".encode(encoding) + text.encode(encoding)
+    path = write(vault.root, "topics/unicode.md", raw)
+    vault.index()
+    hits = vault.search("platypus")
+    assert [(h.path, h.line_start, h.heading) for h in hits] == [("topics/unicode.md", 3, "Notes")]
+    assert vault.search("鸭嘴兽")[0].path == "topics/unicode.md"
+    assert not any(path == "topics/unicode.md" for path, _ in vault.status().warnings)
+    assert vault.show("topics/unicode.md", 3).lines == ["- the platypus lays eggs 鸭嘴兽"]
+    assert path.read_bytes() == raw  # never rewritten
+
+
+def test_a_nul_byte_without_a_byte_order_mark_is_still_binary(vault: Vault) -> None:
+    write(vault.root, "topics/blob.md", "looks\0like text but is not\n".encode("utf-16-le"))
+    vault.index()
+    assert dict(vault.status().warnings)["topics/blob.md"] == [
+        "skipped: binary file (contains NUL bytes)"
+    ]
