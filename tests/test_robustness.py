@@ -11,8 +11,10 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -99,21 +101,6 @@ def test_every_symlink_shape_is_skipped_with_a_warning_by_every_command(
         assert any("not followed" in w for w in recorded[rel]), recorded
     code, out, _ = run("status", "--json", "--vault", vault)
     assert json.loads(out)["stale"] == []  # a recorded link is not "changed" at every status
-
-
-def test_an_unreachable_link_target_is_named_in_the_warning(vault_path: Path) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("root can reach any folder")
-    locked = vault_path / "locked"
-    write(locked, "inner.md", "hidden\n")
-    os.symlink("../locked/inner.md", vault_path / "topics/through.md")
-    locked.chmod(0)
-    try:
-        Vault(vault_path).index()
-        recorded = warnings_of(vault_path)
-    finally:
-        locked.chmod(0o755)
-    assert "cannot be reached" in recorded["topics/through.md"][0]
 
 
 def test_symlinks_appearing_while_watch_runs_are_recorded_and_the_daemon_lives_on(
@@ -296,3 +283,106 @@ def test_random_damage_to_the_full_text_tables_never_gives_a_traceback(vault_pat
             assert "Error" not in err, f"{where}: {err}"
     code, out, _ = run("search", "kestrel", "--limit", "1000", "--json", "--vault", vault)
     assert len(json.loads(out)) == 300
+
+
+# -- unreadable folders and notes -----------------------------------------------------------
+
+
+def as_unprivileged(work: Callable[[], object]) -> object:
+    """Run ``work`` where file permissions apply: here if we are not root, else in a forked
+    child that has dropped to the ``nobody`` user (root reads through any chmod)."""
+    if os.geteuid() != 0:
+        return work()
+    # Modules imported on first use must be loaded now: the child cannot read root's folders.
+    import encodings.utf_8_sig  # noqa: F401
+
+    import sqlite_utils  # noqa: F401
+
+    read, written = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: drop root, do the work, send back its JSON
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+        except OSError:
+            os._exit(2)
+        try:
+            os.write(written, json.dumps(work()).encode())
+        except BaseException:
+            traceback.print_exc()
+            os._exit(1)
+        os._exit(0)
+    os.close(written)
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) == 2:
+        pytest.skip("cannot drop root privileges here")
+    assert status == 0, "the unprivileged child failed (its traceback is above)"
+    return json.loads(data)
+
+
+@pytest.fixture
+def shared_vault() -> Iterator[Path]:
+    """A vault any user may enter (``tmp_path`` is its owner's alone), removed afterwards."""
+    top = Path(tempfile.mkdtemp(prefix="vaultmem-perm-"))
+    top.chmod(0o755)
+    root = top / "vault"
+    Vault.init(root)
+    yield root
+    for folder, _, _ in os.walk(top):
+        os.chmod(folder, 0o755)
+    shutil.rmtree(top)
+
+
+def open_to_all(root: Path) -> None:
+    for folder, _, files in os.walk(root):
+        os.chmod(folder, 0o777)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o666)
+
+
+def index_and_report(root: Path) -> Callable[[], object]:
+    def work() -> object:
+        with Vault(root) as vault:
+            vault.index()
+            return [vault.status().warnings, [h.path for h in vault.search("ocelot")]]
+
+    return work
+
+
+def test_unreadable_folders_and_notes_are_recorded_not_skipped_silently(
+    shared_vault: Path,
+) -> None:
+    root = shared_vault
+    write(root, "private/hidden.md", "- an unseen ocelot\n")
+    write(root, "listed/blocked.md", "- a blocked ocelot\n")
+    write(root, "topics/locked.md", "- a locked ocelot\n")
+    write(root, "topics/open.md", "- an open ocelot\n")
+    open_to_all(root)
+    (root / "private").chmod(0)  # neither listed nor entered
+    (root / "listed").chmod(0o444)  # listed, but its entries cannot be looked at
+    (root / "topics/locked.md").chmod(0)
+    warnings, found = as_unprivileged(index_and_report(root))  # type: ignore[misc]
+    recorded = dict(warnings)
+    assert recorded["private"] == [
+        "skipped: folder cannot be read (Permission denied); its notes are not indexed"
+    ]
+    assert recorded["listed/blocked.md"] == [
+        "skipped: note cannot be read (Permission denied); it is not indexed"
+    ]
+    assert recorded["topics/locked.md"] == ["skipped: cannot read (Permission denied)"]
+    assert found == ["topics/open.md"]
+
+
+def test_a_link_to_an_unreachable_target_says_so(shared_vault: Path) -> None:
+    root = shared_vault
+    write(root, "locked/inner.md", "- an inner ocelot\n")
+    os.symlink("../locked/inner.md", root / "topics/through.md")
+    open_to_all(root)
+    (root / "locked").chmod(0)
+    warnings, _ = as_unprivileged(index_and_report(root))  # type: ignore[misc]
+    assert dict(warnings)["topics/through.md"] == [
+        "skipped: symlink whose target cannot be reached (Permission denied); not followed"
+    ]
