@@ -386,3 +386,42 @@ def test_a_link_to_an_unreachable_target_says_so(shared_vault: Path) -> None:
     assert dict(warnings)["topics/through.md"] == [
         "skipped: symlink whose target cannot be reached (Permission denied); not followed"
     ]
+
+
+def writing(db: Path) -> bool:
+    """Whether another process holds the index's write lock right now."""
+    conn = sqlite3.connect(db, timeout=0)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        assert "locked" in str(exc)
+        return True
+    finally:
+        conn.close()
+    return False
+
+
+def test_a_second_index_run_waits_for_the_first_then_finds_nothing_to_do(big_vault: Path) -> None:
+    # A short busy timeout: the second run must wait for the first because it is an index
+    # run (index.run_wait_ms), not because SQLite's timeout happens to be long enough.
+    (big_vault / ".vaultmem/config.toml").write_text("[index]\nbusy_timeout_ms = 100\n")
+    for i in range(2):  # long notes make the first run last seconds
+        lines = "".join(f"- line {j} of a long list about marmots\n" for j in range(30_000))
+        write(big_vault, f"topics/long-{i}.md", lines)
+    db = big_vault / ".vaultmem/index.db"
+    subprocess.run(vaultmem("index", "--vault", str(big_vault)), check=True, capture_output=True)
+    first = subprocess.Popen(
+        vaultmem("reindex", "--vault", str(big_vault)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: writing(db) or first.poll() is not None)
+    assert first.poll() is None, "the first run ended before the second could start"
+    second = subprocess.run(
+        vaultmem("index", "--vault", str(big_vault)), capture_output=True, text=True
+    )
+    out, err = first.communicate()
+    assert first.returncode == 0, err
+    assert second.returncode == 0, second.stderr
+    assert "1502 files (0 changed, 0 removed)" in second.stdout

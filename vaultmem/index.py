@@ -117,6 +117,7 @@ class Index:
         self.conn = conn
         #: What happened while opening (for example: a corrupt index was rebuilt).
         self.notices = notices
+        self.waited = 0.0
         self._bulk = False
 
     @classmethod
@@ -233,17 +234,39 @@ class Index:
         return self.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
     @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch(self, wait_ms: int | None = None) -> Iterator[None]:
         """One write transaction: readers see all of it or none of it.
+
+        Args:
+            wait_ms: wait this long for another writer to finish, instead of the busy
+                timeout (a second ``vaultmem index`` waits for the first one).
 
         Raises:
             IndexLockedError: the database stayed locked past the busy timeout.
         """
+        started = time.monotonic()
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
+            if wait_ms is None:
+                self.conn.execute("BEGIN IMMEDIATE")
+            else:
+                busy = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
+                self.conn.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+                try:
+                    self.conn.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as exc:
+                    if isinstance(index_error(exc, self.path), IndexLockedError):
+                        raise IndexLockedError(
+                            f"another process kept writing the index for {wait_ms / 1000:g} s"
+                            " (a long reindex?); try again later, or raise index.run_wait_ms"
+                        ) from exc
+                    raise
+                finally:
+                    self.conn.execute(f"PRAGMA busy_timeout = {int(busy)}")
         except sqlite3.OperationalError as exc:
             _raise_if_locked(exc)
             raise
+        #: Seconds this transaction waited for another writer.
+        self.waited = time.monotonic() - started
         try:
             yield
         except BaseException:

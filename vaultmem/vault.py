@@ -330,7 +330,13 @@ class Vault:
             },
             sort_keys=True,
         )
-        with db.batch():  # the plan is made under the write lock: no other writer between
+        # The plan is made under the write lock: no other writer between. A run that can
+        # be stopped (the daemon's) waits briefly and retries; any other waits for a run
+        # in another process to finish, then finds only what that run left to do.
+        wait = None if should_stop is not None else self.config.index.run_wait_ms
+        with db.batch(wait):
+            if db.waited >= 1:
+                self.notices.append(f"waited {db.waited:.0f} s for another index run to finish")
             if not rebuild and db.get_meta("settings") not in (None, settings):
                 self.notices.append("index settings in config.toml changed; rebuilding the index")
                 rebuild = True
