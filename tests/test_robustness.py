@@ -425,3 +425,32 @@ def test_a_second_index_run_waits_for_the_first_then_finds_nothing_to_do(big_vau
     assert first.returncode == 0, err
     assert second.returncode == 0, second.stderr
     assert "1502 files (0 changed, 0 removed)" in second.stdout
+
+
+@pytest.mark.parametrize("deleted", [["index.db"], ["index.db", "index.db-wal", "index.db-shm"]])
+def test_an_index_deleted_mid_run_is_never_reported_as_built(
+    big_vault: Path, deleted: list[str]
+) -> None:
+    db = big_vault / ".vaultmem/index.db"
+    subprocess.run(vaultmem("index", "--vault", str(big_vault)), check=True, capture_output=True)
+    run = subprocess.Popen(
+        vaultmem("reindex", "--vault", str(big_vault)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: writing(db) or run.poll() is not None)
+    assert run.poll() is None, "the run ended before the index could be deleted"
+    for name in deleted:
+        (big_vault / ".vaultmem" / name).unlink(missing_ok=True)
+    out, err = run.communicate()
+    if run.returncode == 0:  # built again: the index at the path answers
+        assert "was deleted during the run; built again" in err
+        assert "1500 files" in out
+        query = (big_vault / "queries.txt").read_text().split("\t", 1)[0]
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM files").fetchone() == (1500,)
+        found = subprocess.run(vaultmem("search", query, "--vault", str(big_vault)))
+        assert found.returncode == 0
+    else:  # or a clear error, never a success for an index that is gone
+        assert run.returncode == 1 and err.startswith("Error: "), err

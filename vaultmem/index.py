@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import sqlite3
 import time
@@ -119,6 +120,12 @@ class Index:
         self.notices = notices
         self.waited = 0.0
         self._bulk = False
+        self._identity = _identity(path)
+
+    def is_gone(self) -> bool:
+        """Whether the file at ``path`` is no longer the one this connection writes to (it
+        was deleted or replaced while open: our writes went to a file nobody will open)."""
+        return _identity(self.path) != self._identity
 
     @classmethod
     def open(cls, path: Path, busy_timeout_ms: int = 5000) -> Index:
@@ -555,6 +562,14 @@ def _raise_if_locked(exc: sqlite3.OperationalError) -> None:
     error = index_error(exc, Path())
     if isinstance(error, IndexLockedError):
         raise error from exc
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _database_files(path: Path) -> list[Path]:

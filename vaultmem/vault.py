@@ -287,6 +287,16 @@ class Vault:
             return self._update(progress, rebuild, should_stop=should_stop)
 
         report = self._recovering(run)
+        if self.db.is_gone():
+            # Deleted or replaced while we wrote: build again, into the file now there.
+            self.notices.append(f"{self.index_path} was deleted during the run; built again")
+            self.close()
+            report = self._recovering(run)
+            if self.db.is_gone():
+                raise VaultmemError(
+                    f"{self.index_path} keeps being deleted while vaultmem builds it; "
+                    "stop whatever removes it and run `vaultmem index` again"
+                )
         report.notices = self.notices[first_notice:]
         return report
 
