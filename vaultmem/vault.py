@@ -29,6 +29,7 @@ from .files import (
     read_note,
     resolve_in_vault,
     scan_notes,
+    shown_path,
     stat_note,
     update_text,
     vault_write_lock,
@@ -777,15 +778,17 @@ class Vault:
         except OSError:
             is_file = False
         if not is_file:
-            raise VaultmemError(f"{rel}: no such file in the vault")
+            raise VaultmemError(f"{shown_path(rel)}: no such file in the vault")
         read = read_note(absolute, self.config.index.max_file_bytes)
         if read.text is None:
-            raise VaultmemError(f"{rel}: {read.warnings[0]}")
+            raise VaultmemError(f"{shown_path(rel)}: {read.warnings[0]}")
         lines = split_lines(read.text)
         if line is None:
             return Excerpt(rel, 1, lines)
         if not 1 <= line <= len(lines):
-            raise VaultmemError(f"{rel} has {len(lines)} lines; there is no line {line}")
+            raise VaultmemError(
+                f"{shown_path(rel)} has {len(lines)} lines; there is no line {line}"
+            )
         blocks = [b for b in parse_document(read.text).blocks if b.line_start <= line <= b.line_end]
         start, end = (blocks[-1].line_start, blocks[-1].line_end) if blocks else (line, line)
         start, end = max(1, start - context), min(len(lines), end + context)
