@@ -107,7 +107,7 @@ def test_symlinks_appearing_while_watch_runs_are_recorded_and_the_daemon_lives_o
     vault_path: Path, tmp_path: Path
 ) -> None:
     outside = make_outside(tmp_path)
-    with running_watcher(vault_path), Vault(vault_path) as searcher:
+    with running_watcher(Vault(vault_path)), Vault(vault_path) as searcher:
         for shape in sorted(LINK_SHAPES):
             make_links(
                 vault_path,
@@ -138,7 +138,7 @@ def test_watch_starts_in_a_vault_full_of_symlink_loops(vault_path: Path, tmp_pat
     for shape in LINK_SHAPES.values():
         make_links(vault_path, [(f"s{i}/{rel}", t) for i, (rel, t) in enumerate(shape(outside))])
     write(vault_path, "memory/2026-01-01.md", "- a numbat\n")
-    with running_watcher(vault_path), Vault(vault_path) as searcher:
+    with running_watcher(Vault(vault_path)), Vault(vault_path) as searcher:
         assert searcher.search("numbat")
 
 

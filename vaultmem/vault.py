@@ -40,6 +40,7 @@ from .memory.facts import parse_entries
 from .memory.remember import append_line, capture, daily_note_path
 from .parse import parse_document, split_lines
 from .search import Hit
+from .watchlock import daemon_pid
 
 if TYPE_CHECKING:
     from .history import Commit, History, LineVersion, RestoreResult, SyncResult
@@ -744,8 +745,6 @@ class Vault:
 
     def status(self) -> Status:
         """Counts, index size, files changed since the last index run, and warnings."""
-
-        from .watch import daemon_pid  # watchdog is imported only by the commands that need it
 
         def run() -> Status:
             db = self.db
