@@ -234,3 +234,50 @@ def test_arguments_that_are_not_utf8_are_usage_errors(example: Path) -> None:
         code, _, err = run(*args, "--vault", str(example))
         assert code == 2
         assert "is not valid UTF-8 text" in err
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["-----BEGIN PGP MESSAGE-----", "-foo", "--not-an-option", "-x y", "--json-ish=1"],
+)
+def test_free_text_starting_with_a_dash_is_the_argument_not_an_option(
+    example: Path, text: str
+) -> None:
+    vault = str(example)
+    code, out, err = run("remember", text, "--json", "--vault", vault)
+    assert code == 0, err
+    stored = json.loads(out)
+    line = (example / stored["path"]).read_text().splitlines()[stored["line"] - 1]
+    assert text in line
+    code, out, err = run("search", text, "--json", "--vault", vault)
+    assert code == 0, err
+    assert any(text in hit["text"] for hit in json.loads(out))
+    code, _, err = run("search", "--vault", vault, "--", text)  # "--" still works
+    assert code == 0, err
+    code, _, err = run("forget", text, "--vault", vault)
+    assert code == 1 and err.startswith("Error: no memory line has the block id"), err
+
+
+def test_a_note_named_with_a_dash_can_be_shown(example: Path) -> None:
+    write(example, "-draft.md", "first line\n")
+    code, out, err = run("show", "-draft.md", "--vault", str(example))
+    assert (code, out.splitlines()[0]) == (0, "1 | first line"), err
+
+
+def test_file_names_with_control_characters_print_unambiguously(example: Path) -> None:
+    write(example, "topics/two\nlines.md", "- the axolotl regrows limbs\n")
+    write(example, "topics/tab\there.md", "\0binary\n")
+    vault = str(example)
+    code, out, _ = run("search", "axolotl", "--vault", vault)
+    assert code == 0
+    assert out.splitlines()[0] == '"topics/two\\nlines.md":1'
+    code, out, _ = run("search", "axolotl", "--json", "--vault", vault)
+    assert json.loads(out)[0]["path"] == "topics/two\nlines.md"  # JSON keeps the real name
+    code, out, _ = run("status", "--vault", vault)
+    assert '  "topics/tab\\there.md": skipped: binary file (contains NUL bytes)' in out
+    assert all(
+        line.startswith(("  ", "vault", "daemon", "indexed", "stale", "warnings"))
+        for line in out.splitlines()
+    )
+    code, _, err = run("show", "topics/tab\there.md", "--vault", vault)
+    assert err == 'Error: "topics/tab\\there.md": skipped: binary file (contains NUL bytes)\n'

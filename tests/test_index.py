@@ -204,7 +204,9 @@ def test_a_foreign_or_old_index_is_rebuilt(vault: Vault) -> None:
 
 
 def test_a_locked_index_waits_then_gives_a_clear_error(vault_path: Path) -> None:
-    (vault_path / ".vaultmem/config.toml").write_text("[index]\nbusy_timeout_ms = 200\n")
+    (vault_path / ".vaultmem/config.toml").write_text(
+        "[index]\nbusy_timeout_ms = 200\nrun_wait_ms = 300\n"
+    )
     write(vault_path, "note.md", "words\n")
     with Vault(vault_path) as vault:
         vault.index()
@@ -212,7 +214,7 @@ def test_a_locked_index_waits_then_gives_a_clear_error(vault_path: Path) -> None
         blocker = sqlite3.connect(vault.index_path)
         blocker.execute("BEGIN EXCLUSIVE")
         try:
-            with pytest.raises(IndexLockedError, match="locked by another process"):
+            with pytest.raises(IndexLockedError, match="kept writing the index for 0.3 s"):
                 vault.index()
         finally:
             blocker.rollback()
@@ -454,3 +456,27 @@ def test_index_paths_updates_only_what_it_is_told(vault: Vault) -> None:
     assert [h.path for h in vault.search("delta")] == ["dir/sub/d.md"]
     assert vault.search("zeta") == []  # not named, so not read yet
     assert vault.search("gamma") == []
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_notes_with_a_utf16_or_utf32_byte_order_mark_are_indexed_not_binary(
+    vault: Vault, encoding: str
+) -> None:
+    text = "# Notes\n\n- the platypus lays eggs 鸭嘴兽\n"
+    raw = "\ufeff".encode(encoding) + text.encode(encoding)
+    path = write(vault.root, "topics/unicode.md", raw)
+    vault.index()
+    hits = vault.search("platypus")
+    assert [(h.path, h.line_start, h.heading) for h in hits] == [("topics/unicode.md", 3, "Notes")]
+    assert vault.search("鸭嘴兽")[0].path == "topics/unicode.md"
+    assert not any(path == "topics/unicode.md" for path, _ in vault.status().warnings)
+    assert vault.show("topics/unicode.md", 3).lines == ["- the platypus lays eggs 鸭嘴兽"]
+    assert path.read_bytes() == raw  # never rewritten
+
+
+def test_a_nul_byte_without_a_byte_order_mark_is_still_binary(vault: Vault) -> None:
+    write(vault.root, "topics/blob.md", "looks\0like text but is not\n".encode("utf-16-le"))
+    vault.index()
+    assert dict(vault.status().warnings)["topics/blob.md"] == [
+        "skipped: binary file (contains NUL bytes)"
+    ]

@@ -195,3 +195,41 @@ def test_lone_cr_line_endings_and_heading_titles() -> None:
     assert parse_document("# C#\n\ntext\n").blocks[1].heading == "C#"
     assert parse_document("# Title ##\n").blocks[0].heading == "Title"
     assert kinds(parse_document("---\na: 1\n\n\n---\nx\n"))[0] == ("frontmatter", 2, 2)
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        '---\ntitle: "unclosed quote\n---',
+        "---\ntitle:\tTabbed\n\tkey: value\n---",
+        "---\n- a list\n- not a mapping\n---",
+        "---\njust a sentence\n---",
+        "---\n\x01\x02\x7f junk: : [\n---",
+        '---\ntitle: "closed by too many dashes\n------',
+        "---\ntitle: closed by equals signs\n===",
+        "---\n# a YAML comment\ntitle: never closed",
+        "---\ntitle: never closed\ntags: [a",
+    ],
+    ids=[
+        "unclosed-quote",
+        "tabs",
+        "list",
+        "scalar",
+        "binary-junk",
+        "dash-closer",
+        "equals-closer",
+        "unclosed-comment",
+        "unclosed",
+    ],
+)
+def test_malformed_frontmatter_never_becomes_a_heading(frontmatter: str) -> None:
+    doc = parse_document(frontmatter + "\n\n- first item\n\nA paragraph.\n\n## Real\n\n- under\n")
+    assert doc.warnings and "indexed as text" in doc.warnings[0]
+    assert doc.frontmatter == {}
+    headings = {b.text.split("\n")[0]: b.heading for b in doc.blocks}
+    assert headings["- first item"] == headings["A paragraph."] == ""
+    assert headings["- under"] == "Real"
+    # The words of the broken block stay searchable, as one plain block.
+    first = doc.blocks[0]
+    assert first.kind in ("frontmatter", "paragraph") and first.line_start == 2
+    assert first.text.split("\n")[0] == frontmatter.split("\n")[1]

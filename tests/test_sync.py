@@ -192,7 +192,7 @@ def test_the_daemon_commits_after_quiet_time_and_syncs_on_an_interval(
     from vaultmem.watch import running_watcher
 
     a, b = devices
-    with running_watcher(a.root, autocommit=0.3, sync_every=1.0):
+    with running_watcher(Vault(a.root), autocommit=0.3, sync_every=1.0):
         write(a.root, "memory/2026-06-01.md", "- written on A: okapi\n")
         write(b.root, "memory/2026-06-02.md", "- written on B: pangolin\n")
         b.sync()

@@ -61,7 +61,7 @@ def matches_rebuild(root: Path, tmp: Path) -> bool:
 def watched(vault_path: Path) -> Iterator[Vault]:
     """A running in-process daemon on the vault, and a separate Vault to search with."""
     write(vault_path, "memory/2026-01-01.md", "# Day\n\n- first line\n")
-    with running_watcher(vault_path), Vault(vault_path) as searcher:
+    with running_watcher(Vault(vault_path)), Vault(vault_path) as searcher:
         yield searcher
 
 
@@ -275,7 +275,7 @@ def test_soak_of_random_edits_renames_and_deletes(vault_path: Path, tmp_path: Pa
         for folder in ("memory", "facts/a", "facts/b", "topics")
         for i in range(25)
     ]
-    with running_watcher(vault_path):
+    with running_watcher(Vault(vault_path)):
         for step in range(2000):
             name = rng.choice(names)
             path = vault_path / name
@@ -332,7 +332,7 @@ def test_lost_kernel_events_make_the_daemon_reconcile(
             original(self, event)  # type: ignore[arg-type]
 
     monkeypatch.setattr(watch._EventFilter, "on_any_event", deaf_to_one_note)
-    with running_watcher(vault_path), Vault(vault_path) as vault:
+    with running_watcher(Vault(vault_path)), Vault(vault_path) as vault:
         write(vault_path, "unheard.md", "- oryx that no event announced\n")
         write(vault_path, "heard.md", "- heard penguin\n")
         wait_for(lambda: found(vault, "penguin"))
@@ -398,3 +398,33 @@ def test_sigterm_during_a_long_batch(vault_path: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0, err
     assert err.rstrip().endswith("stopped")
     restart_and_catch_up(vault_path, tmp_path, "quetzal", 3000)  # whatever the stop left out
+
+
+def runtime_imports(module: str) -> set[str]:
+    """The vaultmem modules a module imports when it runs (not under ``TYPE_CHECKING``)."""
+    import ast
+
+    import vaultmem
+
+    tree = ast.parse((Path(vaultmem.__file__).parent / f"{module}.py").read_text())
+    typing_only = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
+        for node in ast.walk(block)
+    }
+    return {
+        node.module or ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and id(node) not in typing_only
+    }
+
+
+def test_the_daemon_and_the_vault_do_not_import_each_other() -> None:
+    """watch.py is handed its Vault (only ``Vault.watch`` imports the daemon, when called);
+    ``Vault.status`` asks watchlock.py, which needs neither."""
+    assert "vault" not in runtime_imports("watch")
+    assert "watchlock" in runtime_imports("vault")
+    assert runtime_imports("watchlock") == {"errors"}
+    code = "import sys, vaultmem.vault; assert 'watchdog' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)

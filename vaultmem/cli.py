@@ -24,6 +24,7 @@ import click
 
 from . import __version__
 from .errors import VaultmemError
+from .files import shown_path
 from .search import MAX_LIMIT, highlight_spans, parse_query
 from .vault import IndexReport, Vault
 
@@ -38,6 +39,14 @@ class VaultmemGroup(click.Group):
             return super().invoke(ctx)
         except VaultmemError as exc:
             raise click.ClickException(str(exc)) from exc
+
+
+class FreeTextCommand(click.Command):
+    """A command whose arguments are free text or paths: a word that starts with ``-`` but
+    is no option of the command (``-----BEGIN``, ``-foo``, ``--not-an-option``) is taken
+    as the argument, not refused. ``--`` still ends the options."""
+
+    ignore_unknown_options = True
 
 
 def vault_option(func: F) -> F:
@@ -81,7 +90,7 @@ def cli() -> None:
     """
 
 
-@cli.command()
+@cli.command(cls=FreeTextCommand)
 @click.argument("path", type=click.Path(path_type=Path), default=".")
 @click.option("--example", is_flag=True, help="Add a small example memory (English and Chinese).")
 def init(path: Path, example: bool) -> None:
@@ -182,7 +191,7 @@ def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
     return "".join(out)
 
 
-@cli.command()
+@cli.command(cls=FreeTextCommand)
 @click.argument("query", callback=_utf8, required=False, default="")
 @click.option(
     "--limit", "-n", type=click.IntRange(1, MAX_LIMIT), default=None, help="Most hits to show [10]."
@@ -245,7 +254,8 @@ def search(
         parsed = parse_query(query)
         for hit in hits:
             heading = f"  {click.style(hit.heading, fg='cyan')}" if hit.heading else ""
-            click.echo(f"{click.style(f'{hit.path}:{hit.line_start}', fg='green')}{heading}")
+            where = f"{shown_path(hit.path)}:{hit.line_start}"
+            click.echo(f"{click.style(where, fg='green')}{heading}")
             click.echo(f"    {_snippet(hit.text, highlight_spans(parsed, hit.text))}")
         if not hits:
             click.echo("no matches", err=True)
@@ -274,7 +284,7 @@ def commit(message: str | None, vault_path: Path | None) -> None:
     click.echo(f"{made.sha[:10]} {made.message}" if made else "nothing to commit")
 
 
-@cli.command()
+@cli.command(cls=FreeTextCommand)
 @click.argument("target", required=False, metavar="[PATH[:LINE]]")
 @click.option("--since", callback=_date, help="Only commits on or after YYYY-MM-DD.")
 @json_option
@@ -326,7 +336,7 @@ def log(target: str | None, since: str | None, as_json: bool, vault_path: Path |
         click.echo(f"{c.sha[:10]} {c.date[:16]} {c.message} ({len(c.files)} files)")
 
 
-@cli.command()
+@cli.command(cls=FreeTextCommand)
 @click.argument("rev", required=False)
 @click.argument("path", required=False)
 @vault_option
@@ -339,7 +349,7 @@ def diff(rev: str | None, path: str | None, vault_path: Path | None) -> None:
         click.echo(vault.diff(rev, path), nl=False)
 
 
-@cli.command()
+@cli.command(cls=FreeTextCommand)
 @click.option(
     "--at", "at", required=True, help="A revision (sha, HEAD~2, a tag) or a date YYYY-MM-DD."
 )
@@ -369,7 +379,7 @@ def restore(at: str, paths: tuple[str, ...], to: Path | None, vault_path: Path |
     click.echo(f"restored {len(result.paths)} files {where}")
 
 
-@cli.command()
+@cli.command(cls=FreeTextCommand)
 @click.argument("text", callback=_utf8)
 @click.option("--role", default="user", show_default=True, help="Who said it: user, agent, ...")
 @click.option("--source", help="Where it came from (a chat, a channel, a tool).")
@@ -522,14 +532,14 @@ def status(as_json: bool, vault_path: Path | None) -> None:
         + (" (run `vaultmem index`)" if st.stale else "")
     )
     for path in st.stale[:20]:
-        click.echo(f"  {path}")
+        click.echo(f"  {shown_path(path)}")
     click.echo(f"warnings: {len(st.warnings)} files")
     for path, warnings in st.warnings:
         for warning in warnings:
-            click.echo(f"  {path}: {warning}")
+            click.echo(f"  {shown_path(path)}: {warning}")
 
 
-@cli.command()
+@cli.command(cls=FreeTextCommand)
 @click.argument("target", metavar="PATH[:LINE]")
 @click.option(
     "--context",
@@ -606,7 +616,7 @@ def consolidate(
     )
 
 
-@cli.command()
+@cli.command(cls=FreeTextCommand)
 @click.argument("ident", metavar="ID", callback=_utf8)
 @click.option("--reason", callback=_utf8, help="Why, kept beside the struck words.")
 @click.option(
@@ -691,7 +701,9 @@ def validate(as_json: bool, vault_path: Path | None) -> None:
         _echo_json([vars(p) for p in problems])
     else:
         for problem in problems:
-            click.echo(str(problem))
+            click.echo(
+                f"{shown_path(problem.path)}:{problem.line}: {problem.kind}: {problem.message}"
+            )
         click.echo(f"{len(problems)} problem(s)" if problems else "no problems", err=True)
     if problems:
         sys.exit(1)

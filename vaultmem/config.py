@@ -25,6 +25,8 @@ class IndexConfig:
     chunk_max_chars: int = 2000
     exclude: tuple[str, ...] = (".obsidian", ".trash", ".git", ".vaultmem", "node_modules")
     busy_timeout_ms: int = 5000
+    # How long an index run waits for another one (a long reindex) to finish writing.
+    run_wait_ms: int = 600_000
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,11 @@ saying why.
 
 from __future__ import annotations
 
+import codecs
+import errno
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -83,55 +86,78 @@ def scan_notes(root: Path, exclude: tuple[str, ...], under: str = "") -> Iterato
     """Yield every note under ``root`` (or under its folder ``under``): ``*.md`` files,
     dot-folders and ``exclude`` skipped.
 
-    Symlinks are never followed. A symlinked note is reported with a ``skip_reason`` so the
-    index can record why it holds no text for it.
+    Symlinks are never followed. A symlinked note, a symlinked folder and a symlink loop
+    are reported with a ``skip_reason`` (so the index records why it holds nothing for
+    them), and so are a note or a folder that cannot be read: nothing is skipped silently.
     """
     excluded = set(exclude)
     if under and not is_note_path(under + "/x.md", exclude):
         return
-    stack = [(root / under, under + "/" if under else "")]
+    stack = [(root / under, under)]
     while stack:
-        folder, prefix = stack.pop()
+        folder, folder_rel = stack.pop()
         try:
             entries = list(os.scandir(folder))
-        except OSError:
+        except OSError as exc:
+            if folder_rel and exc.errno not in (errno.ENOENT, errno.ENOTDIR):  # not just gone
+                yield _unreadable(folder_rel, exc, "folder")
             continue
+        prefix = folder_rel + "/" if folder_rel else ""
         for entry in entries:
             name = entry.name
             if name.startswith(".") or name in excluded:
                 continue
             rel = prefix + name
+            is_note = name.lower().endswith(NOTE_SUFFIXES)
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((Path(entry.path), rel + "/"))
-                elif name.lower().endswith(NOTE_SUFFIXES):
+                if entry.is_symlink():
+                    found = _link_stat(root, rel, entry.stat(follow_symlinks=False))
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append((Path(entry.path), rel))
+                    continue
+                elif is_note:
                     found = _note_stat(root, rel, entry.stat(follow_symlinks=False))
-                    if found is not None:
-                        yield found
-            except OSError:
-                continue
+                else:
+                    continue
+            except OSError as exc:
+                if exc.errno == errno.ENOENT:  # deleted since the folder was listed
+                    continue
+                found = _unreadable(rel, exc, "note") if is_note else None
+            if found is not None:
+                yield found
 
 
 def stat_note(root: Path, rel: str, exclude: tuple[str, ...]) -> FileStat | None:
-    """The ``FileStat`` of one note as ``scan_notes`` would give it, or ``None`` when the
-    path is not an indexed note (missing, ignored, not a regular file, or reached through a
-    symlinked folder)."""
-    if not is_note_path(rel, exclude):
+    """The ``FileStat`` of one path as ``scan_notes`` would give it, or ``None`` when
+    ``scan_notes`` would not report it (missing, ignored, not a regular file, or reached
+    through a symlinked folder)."""
+    *folders, name = rel.split("/")
+    if (
+        name.startswith(".")
+        or name in exclude
+        or not is_note_path("/".join([*folders, "x.md"]), exclude)
+    ):
         return None
     path = root / rel
     try:
-        if os.path.realpath(path.parent) != os.path.join(
-            os.path.realpath(root), *rel.split("/")[:-1]
-        ):
+        # Non-strict realpath never raises on a loop: a looping parent just does not match.
+        if os.path.realpath(path.parent) != os.path.join(os.path.realpath(root), *folders):
             return None
-        return _note_stat(root, rel, os.lstat(path))
-    except OSError:
+        lst = os.lstat(path)
+        if stat.S_ISLNK(lst.st_mode):
+            return _link_stat(root, rel, lst)
+        if not is_note_path(rel, exclude):
+            return None
+        return _note_stat(root, rel, lst)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return _unreadable(rel, exc, "note") if is_note_path(rel, exclude) else None
+    except ValueError:  # a NUL byte in the name
         return None
 
 
 def _note_stat(root: Path, rel: str, lst: os.stat_result) -> FileStat | None:
-    if stat.S_ISLNK(lst.st_mode):
-        return FileStat(printable(rel), 0, 0, _symlink_reason(root, root / rel))
     if not stat.S_ISREG(lst.st_mode):  # a FIFO or a device would block or never end
         return None
     if printable(rel) != rel:
@@ -139,7 +165,36 @@ def _note_stat(root: Path, rel: str, lst: os.stat_result) -> FileStat | None:
             printable(rel), 0, 0, "file name is not valid UTF-8; rename the file to index it"
         )
     # SQLite integers are 64-bit; a clock-skewed mtime must not overflow them.
-    return FileStat(rel, lst.st_size, min(max(lst.st_mtime_ns, 0), MAX_MTIME_NS))
+    return FileStat(rel, lst.st_size, _clamp(lst.st_mtime_ns))
+
+
+def _link_stat(root: Path, rel: str, lst: os.stat_result) -> FileStat | None:
+    """A symlink, never followed: recorded with why when it is named like a note, leads
+    to a folder, or loops; ``None`` for a link to an attachment or to nothing.
+
+    The link's own size and mtime are its stat, so a link replaced by another is
+    looked at again.
+    """
+    path = root / rel
+    if not rel.lower().endswith(NOTE_SUFFIXES):
+        try:
+            if not stat.S_ISDIR(os.stat(path).st_mode):
+                return None
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                return None
+    reason = _symlink_reason(root, path)
+    return FileStat(printable(rel), lst.st_size, _clamp(lst.st_mtime_ns), reason)
+
+
+def _unreadable(rel: str, exc: OSError, kind: str) -> FileStat:
+    what = "its notes are" if kind == "folder" else "it is"
+    reason = f"{kind} cannot be read ({exc.strerror or exc}); {what} not indexed"
+    return FileStat(printable(rel), 0, 0, reason)
+
+
+def _clamp(mtime_ns: int) -> int:
+    return min(max(mtime_ns, 0), MAX_MTIME_NS)
 
 
 def printable(rel: str) -> str:
@@ -151,41 +206,94 @@ def printable(rel: str) -> str:
     return rel
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def shown_path(rel: str) -> str:
+    """A path as one unambiguous line of plain output: a name holding a newline, a tab or
+    another control character is quoted, with C-style escapes (as git's ``core.quotePath``
+    does), so ``path:line`` output cannot be split or faked by a file name."""
+    if not _CONTROL.search(rel) and not rel.startswith('"'):
+        return rel
+    escapes = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", '"': '\\"'}
+
+    def escape(char: str) -> str:
+        if char in escapes:
+            return escapes[char]
+        if _CONTROL.match(char):
+            return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+        return char
+
+    return '"' + "".join(escape(char) for char in rel) + '"'
+
+
 def _symlink_reason(root: Path, link: Path) -> str:
+    """Why a symlink is not followed, in words; never raises (a loop, a dangling link or
+    an unreachable target is itself the reason)."""
     try:
-        target = link.resolve()
-    except OSError:
-        return "symlink that cannot be resolved; not followed"
-    if root.resolve() not in target.parents:
+        # strict: a loop raises ELOOP instead of Path.resolve()'s RuntimeError on 3.11
+        target = os.path.realpath(link, strict=True)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop; not followed"
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "dangling symlink (its target does not exist); not followed"
+        return f"symlink whose target cannot be reached ({exc.strerror or exc}); not followed"
+    except ValueError as exc:
+        return f"symlink that cannot be resolved ({exc}); not followed"
+    home = os.path.realpath(root)
+    if os.path.commonpath([home, target]) != home:
         return f"symlink leading outside the vault ({target}); not followed"
+    if os.path.isdir(target):
+        return (
+            "symlinked folder inside the vault; not followed "
+            "(its notes are indexed at their own paths)"
+        )
     return "symlink inside the vault; not followed (its target is indexed at its own path)"
+
+
+_BOMS = (  # UTF-32 first: its little-endian BOM begins with UTF-16's
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 
 def read_note(path: Path, max_bytes: int) -> ReadResult:
     """Read one note for indexing without ever raising on its content.
 
-    Files over ``max_bytes`` and binary files (any NUL byte) are not indexed. A UTF-8 BOM is
-    dropped; invalid UTF-8 is decoded with U+FFFD in place of the bad bytes, with a warning.
-    The file itself is never changed.
+    Files over ``max_bytes`` are not indexed. A byte-order mark says the encoding (UTF-8,
+    UTF-16 or UTF-32, either byte order; Windows editors save "Unicode" as UTF-16 with
+    one); without one the text is UTF-8, and a NUL byte means a binary file, not indexed.
+    Invalid bytes are decoded as U+FFFD, with a warning. The file itself is never changed.
     """
     try:
         with open(path, "rb") as handle:
             st = os.fstat(handle.fileno())
-            size, mtime_ns = st.st_size, min(max(st.st_mtime_ns, 0), MAX_MTIME_NS)
+            size, mtime_ns = st.st_size, _clamp(st.st_mtime_ns)
             if size > max_bytes:
                 warning = f"skipped: {size} bytes is over index.max_file_bytes"
                 return ReadResult(None, f"size:{size}", (warning,), size, mtime_ns)
             data = handle.read()
     except OSError as exc:
-        return ReadResult(None, "", (f"skipped: cannot read ({exc.strerror})",))
+        return ReadResult(None, "", (f"skipped: cannot read ({exc.strerror or exc})",))
     digest = content_hash(data)
-    if b"\0" in data:
+    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), None)
+    if encoding is None and b"\0" in data:
         return ReadResult(
             None, digest, ("skipped: binary file (contains NUL bytes)",), size, mtime_ns
         )
     try:
-        return ReadResult(data.decode("utf-8-sig"), digest, (), size, mtime_ns)
+        text = data.decode(encoding or "utf-8-sig")
+        warnings: tuple[str, ...] = ()
     except UnicodeDecodeError as exc:
-        text = data.decode("utf-8-sig", errors="replace")
-        warning = f"invalid UTF-8 at byte {exc.start}: undecodable bytes indexed as U+FFFD"
-        return ReadResult(text, digest, (warning,), size, mtime_ns)
+        text = data.decode(encoding or "utf-8-sig", errors="replace")
+        name = (encoding or "utf-8").removesuffix("-sig").upper()
+        warnings = (f"invalid {name} at byte {exc.start}: undecodable bytes indexed as U+FFFD",)
+    if "\0" in text:  # bytes that only looked like a byte-order mark
+        return ReadResult(
+            None, digest, ("skipped: binary file (contains NUL bytes)",), size, mtime_ns
+        )
+    return ReadResult(text, digest, warnings, size, mtime_ns)

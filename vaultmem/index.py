@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import sqlite3
 import time
@@ -117,7 +118,14 @@ class Index:
         self.conn = conn
         #: What happened while opening (for example: a corrupt index was rebuilt).
         self.notices = notices
+        self.waited = 0.0
         self._bulk = False
+        self._identity = _identity(path)
+
+    def is_gone(self) -> bool:
+        """Whether the file at ``path`` is no longer the one this connection writes to (it
+        was deleted or replaced while open: our writes went to a file nobody will open)."""
+        return _identity(self.path) != self._identity
 
     @classmethod
     def open(cls, path: Path, busy_timeout_ms: int = 5000) -> Index:
@@ -233,17 +241,39 @@ class Index:
         return self.conn.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
     @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch(self, wait_ms: int | None = None) -> Iterator[None]:
         """One write transaction: readers see all of it or none of it.
+
+        Args:
+            wait_ms: wait this long for another writer to finish, instead of the busy
+                timeout (a second ``vaultmem index`` waits for the first one).
 
         Raises:
             IndexLockedError: the database stayed locked past the busy timeout.
         """
+        started = time.monotonic()
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
+            if wait_ms is None:
+                self.conn.execute("BEGIN IMMEDIATE")
+            else:
+                busy = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
+                self.conn.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+                try:
+                    self.conn.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as exc:
+                    if isinstance(index_error(exc, self.path), IndexLockedError):
+                        raise IndexLockedError(
+                            f"another process kept writing the index for {wait_ms / 1000:g} s"
+                            " (a long reindex?); try again later, or raise index.run_wait_ms"
+                        ) from exc
+                    raise
+                finally:
+                    self.conn.execute(f"PRAGMA busy_timeout = {int(busy)}")
         except sqlite3.OperationalError as exc:
             _raise_if_locked(exc)
             raise
+        #: Seconds this transaction waited for another writer.
+        self.waited = time.monotonic() - started
         try:
             yield
         except BaseException:
@@ -496,12 +526,22 @@ class CorruptIndexError(sqlite3.DatabaseError):
 
 
 def is_corrupt(exc: sqlite3.Error) -> bool:
-    """Whether SQLite says the file is damaged or not a database (so rebuilding is right)."""
+    """Whether SQLite says the file is damaged or not a database (so rebuilding is right).
+
+    Extended result codes carry the primary code in their low byte: ``SQLITE_CORRUPT_VTAB``
+    (267, a damaged FTS5 table), ``SQLITE_CORRUPT_INDEX`` and ``SQLITE_CORRUPT_SEQUENCE``
+    are all ``SQLITE_CORRUPT``.
+    """
     code = getattr(exc, "sqlite_errorcode", None)
-    # A damaged FTS5 shadow table surfaces as a generic error from its constructor.
-    return code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "vtable constructor" in str(
-        exc
-    )
+    if isinstance(code, int) and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return True
+    # A damaged FTS5 shadow table can surface as a generic error from its constructor,
+    # or as FTS5's own complaint about its format.
+    message = str(exc)
+    return any(sign in message for sign in _CORRUPT_SIGNS)
+
+
+_CORRUPT_SIGNS = ("vtable constructor", "invalid fts5 file format")
 
 
 def index_error(exc: Exception, path: Path) -> VaultmemError:
@@ -522,6 +562,14 @@ def _raise_if_locked(exc: sqlite3.OperationalError) -> None:
     error = index_error(exc, Path())
     if isinstance(error, IndexLockedError):
         raise error from exc
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _database_files(path: Path) -> list[Path]:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,7 +88,8 @@ def _prepare(
     root: str, stat: FileStat, old_hash: str | None, max_bytes: int, max_chars: int
 ) -> Prepared | None:
     if stat.skip_reason is not None:
-        return FileRecord(stat.path, 0, 0, "", None, {}, (), (f"skipped: {stat.skip_reason}",)), []
+        warning = f"skipped: {stat.skip_reason}"
+        return FileRecord(stat.path, stat.size, stat.mtime_ns, "", None, {}, (), (warning,)), []
     read = read_note(Path(root) / stat.path, max_bytes)
     if read.size or read.mtime_ns:  # the stat of the bytes actually read, if it moved on
         stat = FileStat(stat.path, read.size, read.mtime_ns)
@@ -131,8 +134,43 @@ def parallel_map(jobs: int) -> Iterator[Callable[[list[Job]], Iterable[Prepared 
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
+    )
+    with pool:
         yield lambda items: pool.map(prepare_file, items, chunksize=32)
+
+
+# prctl(2) option: the signal the kernel sends this process when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """Pool initializer: make a worker end when the process that forked it ends.
+
+    A forked worker inherits the write end of its own task pipe, so it never sees EOF:
+    after a ``kill -9`` of ``vaultmem index`` it would wait for work forever (issue 12).
+    On Linux the kernel kills it (``PR_SET_PDEATHSIG``); the parent pid is checked after
+    asking, in case the parent died before the request took effect. Where ``prctl`` is
+    missing, a thread watches the parent pid instead.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        asked = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # not Linux
+        asked = False
+    if os.getppid() != parent:
+        os._exit(1)
+    if not asked:
+        threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _file_date(path: str, frontmatter: dict[str, object]) -> str | None:

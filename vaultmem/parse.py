@@ -1,9 +1,10 @@
 """Markdown notes -> a ``Document``: frontmatter, blocks with 1-based line ranges, and the
 Obsidian syntax found in each block.
 
-Parsing never raises on content. Malformed YAML frontmatter leaves the whole file to be
-read as Markdown text, with a warning. The block structure comes from markdown-it-pyrs
-(the Rust build of markdown-it) with only its *block* rules on: vaultmem needs where
+Parsing never raises on content. Malformed YAML frontmatter is kept as one plain-text
+block, with a warning; it never becomes Markdown (see ``parse_document``). The block
+structure comes from markdown-it-pyrs (the Rust build of markdown-it) with only its
+*block* rules on: vaultmem needs where
 paragraphs, list items, code, tables and quotes start and end, not inline HTML, and the
 block-only parser is twice as fast. Obsidian syntax (wikilinks, ``#tags``, ``^ids``,
 ``[key:: value]`` fields, callouts, ``%%comments%%``) is found with regular expressions on
@@ -109,39 +110,33 @@ def parse_document(text: str) -> Document:
     doc = Document()
     body_start = 0  # index into ``lines`` of the first body line
     if lines and lines[0].rstrip() == "---":
-        end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+        end = _frontmatter_end(lines)
         if end is None:
-            doc.warnings.append("frontmatter has no closing '---'; file indexed as text")
+            # What would have been frontmatter (up to the first blank line) is plain text,
+            # so a YAML comment in it does not become a heading of the whole note.
+            blank = next((i for i in range(1, len(lines)) if not lines[i].strip()), len(lines))
+            doc.warnings.append("frontmatter has no closing '---'; its lines are indexed as text")
+            if blank > 1:
+                doc.blocks.append(Block("paragraph", 2, blank, "", "\n".join(lines[1:blank])))
+            body_start = blank
         else:
-            yaml_text = "\n".join(lines[1:end])
-            try:
-                loaded = (
-                    yaml.load(yaml_text, Loader=_FrontmatterLoader) if yaml_text.strip() else {}
-                )
-                plain = _plain(loaded, [0], 0)
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                where = f" at line {mark.line + 2}" if mark is not None else ""
-                doc.warnings.append(f"malformed YAML frontmatter{where}; file indexed as text")
-            except (_TooComplex, RecursionError):
+            if lines[end].rstrip() not in ("---", "..."):
                 doc.warnings.append(
-                    "frontmatter nests too deep or is too large; file indexed as text"
+                    f"frontmatter is closed by {lines[end].strip()!r} instead of '---'; "
+                    "its lines are indexed as text"
                 )
-            except Exception as exc:  # PyYAML's constructors raise plain ValueErrors too
-                doc.warnings.append(f"unreadable YAML frontmatter ({exc}); file indexed as text")
             else:
-                if plain is None or isinstance(plain, dict):
-                    doc.frontmatter = plain or {}
-                    body_start = end + 1
-                    last = end - 1
-                    while last >= 1 and not lines[last].strip():
-                        last -= 1
-                    if last >= 1:
-                        doc.blocks.append(
-                            Block("frontmatter", 2, last + 1, "", "\n".join(lines[1 : last + 1]))
-                        )
-                else:
-                    doc.warnings.append("frontmatter is not a mapping; file indexed as text")
+                doc.frontmatter = _load_frontmatter(lines[1:end], doc.warnings)
+            # Even unreadable, the block is not Markdown: under its text, the closing line
+            # would be a setext underline, making the YAML the heading of every later chunk.
+            body_start = end + 1
+            last = end - 1
+            while last >= 1 and not lines[last].strip():
+                last -= 1
+            if last >= 1:
+                doc.blocks.append(
+                    Block("frontmatter", 2, last + 1, "", "\n".join(lines[1 : last + 1]))
+                )
     body = "\n".join(lines[body_start:])
     reason = risky_nesting(body)
     if reason:
@@ -150,6 +145,50 @@ def parse_document(text: str) -> Document:
     else:
         doc.blocks.extend(_markdown_blocks(body, lines, body_start))
     return doc
+
+
+_SETEXT_UNDERLINE = re.compile(r"(?:-+|=+)[ \t]*")
+
+
+def _frontmatter_end(lines: list[str]) -> int | None:
+    """The index of the line closing the frontmatter that ``lines[0]`` opens: ``---`` or
+    ``...``; else a line of only ``-`` or ``=`` right under the opening lines (a closing
+    line typed as ``----``, say), which Markdown would read as a setext heading's
+    underline."""
+    closers = (i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "..."))
+    end = next(closers, None)
+    if end is not None:
+        return end
+    for i in range(1, len(lines)):
+        if not lines[i].strip():
+            return None
+        if _SETEXT_UNDERLINE.fullmatch(lines[i]):
+            return i
+    return None
+
+
+def _load_frontmatter(yaml_lines: list[str], warnings: list[str]) -> dict[str, Any]:
+    """The frontmatter as plain data, or ``{}`` with a warning when it is not a readable
+    YAML mapping."""
+    yaml_text = "\n".join(yaml_lines)
+    try:
+        loaded = yaml.load(yaml_text, Loader=_FrontmatterLoader) if yaml_text.strip() else {}
+        plain = _plain(loaded, [0], 0)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        warnings.append(f"malformed YAML frontmatter{where}; its lines are indexed as text")
+        return {}
+    except (_TooComplex, RecursionError):
+        warnings.append("frontmatter nests too deep or is too large; its lines are indexed as text")
+        return {}
+    except Exception as exc:  # PyYAML's constructors raise plain ValueErrors too
+        warnings.append(f"unreadable YAML frontmatter ({exc}); its lines are indexed as text")
+        return {}
+    if plain is not None and not isinstance(plain, dict):
+        warnings.append("frontmatter is not a mapping; its lines are indexed as text")
+        return {}
+    return plain or {}
 
 
 def risky_nesting(body: str) -> str | None:

@@ -28,6 +28,7 @@ from .files import (
     read_note,
     resolve_in_vault,
     scan_notes,
+    shown_path,
     stat_note,
 )
 from .index import Index, index_error, is_corrupt, remove_database
@@ -35,6 +36,7 @@ from .indexing import Job, parallel_map, plan_changes
 from .memory.remember import capture, store_line
 from .parse import parse_document, split_lines
 from .search import Hit
+from .watchlock import daemon_pid
 from .writes import STATE_DIR, atomic_write, create_private, secure_state_dir
 
 if TYPE_CHECKING:
@@ -298,6 +300,16 @@ class Vault:
             return self._update(progress, rebuild, should_stop=should_stop)
 
         report = self._recovering(run)
+        if self.db.is_gone():
+            # Deleted or replaced while we wrote: build again, into the file now there.
+            self.notices.append(f"{self.index_path} was deleted during the run; built again")
+            self.close()
+            report = self._recovering(run)
+            if self.db.is_gone():
+                raise VaultmemError(
+                    f"{self.index_path} keeps being deleted while vaultmem builds it; "
+                    "stop whatever removes it and run `vaultmem index` again"
+                )
         report.notices = self.notices[first_notice:]
         return report
 
@@ -310,16 +322,22 @@ class Vault:
         paths: Iterable[str],
         folders: Iterable[str] = (),
         should_stop: Callable[[], bool] | None = None,
+        *,
+        wait: bool = True,
     ) -> IndexReport:
         """Update the index for some notes only: the given vault-relative paths (changed,
         created or gone) and everything under the given folders. The watch daemon's step.
 
+        With ``wait`` false, a run of another process is waited for only as long as the
+        busy timeout (``remember``: its line is stored already, the next run indexes it).
+
         Raises:
-            IndexLockedError: another process holds the index past the busy timeout.
+            IndexLockedError: another process holds the index past the wait.
         """
         scope = (list(dict.fromkeys(paths)), list(dict.fromkeys(folders)))
         first_notice = len(self.notices)
-        report = self._recovering(lambda: self._update(None, False, scope, should_stop))
+        brief = should_stop is not None or not wait
+        report = self._recovering(lambda: self._update(None, False, scope, should_stop, brief))
         report.notices = self.notices[first_notice:]
         return report
 
@@ -329,6 +347,7 @@ class Vault:
         rebuild: bool,
         scope: tuple[list[str], list[str]] | None = None,
         should_stop: Callable[[], bool] | None = None,
+        brief: bool = False,
     ) -> IndexReport:
         started = time.perf_counter()
         db = self.db
@@ -341,7 +360,13 @@ class Vault:
             },
             sort_keys=True,
         )
-        with db.batch():  # the plan is made under the write lock: no other writer between
+        # The plan is made under the write lock: no other writer between. A brief run (the
+        # daemon's, remember's) waits only the busy timeout; any other waits for a run in
+        # another process to finish, then finds only what that run left to do.
+        wait = None if brief else self.config.index.run_wait_ms
+        with db.batch(wait):
+            if db.waited >= 1:
+                self.notices.append(f"waited {db.waited:.0f} s for another index run to finish")
             if not rebuild and db.get_meta("settings") not in (None, settings):
                 self.notices.append("index settings in config.toml changed; rebuilding the index")
                 rebuild = True
@@ -524,7 +549,7 @@ class Vault:
         if number is None:
             return Remembered(rel, None, made.block_id, "already remembered", made.masked)
         try:
-            self.index_paths([rel])
+            self.index_paths([rel], wait=False)
         except (VaultmemError, OSError) as exc:  # stored all the same: say so, do not fail
             self.notices.append(f"stored, but not indexed yet ({exc}); `vaultmem index` will")
         return Remembered(rel, number, made.block_id, None, made.masked)
@@ -752,8 +777,6 @@ class Vault:
     def status(self) -> Status:
         """Counts, index size, files changed since the last index run, and warnings."""
 
-        from .watch import daemon_pid  # watchdog is imported only by the commands that need it
-
         def run() -> Status:
             db = self.db
             db.check()
@@ -785,15 +808,17 @@ class Vault:
         except OSError:
             is_file = False
         if not is_file:
-            raise VaultmemError(f"{rel}: no such file in the vault")
+            raise VaultmemError(f"{shown_path(rel)}: no such file in the vault")
         read = read_note(absolute, self.config.index.max_file_bytes)
         if read.text is None:
-            raise VaultmemError(f"{rel}: {read.warnings[0]}")
+            raise VaultmemError(f"{shown_path(rel)}: {read.warnings[0]}")
         lines = split_lines(read.text)
         if line is None:
             return Excerpt(rel, 1, lines)
         if not 1 <= line <= len(lines):
-            raise VaultmemError(f"{rel} has {len(lines)} lines; there is no line {line}")
+            raise VaultmemError(
+                f"{shown_path(rel)} has {len(lines)} lines; there is no line {line}"
+            )
         blocks = [b for b in parse_document(read.text).blocks if b.line_start <= line <= b.line_end]
         start, end = (blocks[-1].line_start, blocks[-1].line_end) if blocks else (line, line)
         start, end = max(1, start - context), min(len(lines), end + context)

@@ -15,8 +15,10 @@ logged and retried with the next one, so no single bad batch stops the daemon.
 With ``autocommit`` the daemon commits once the vault has been quiet that many seconds;
 with ``sync_every`` it syncs with the git remote on that interval (see ``docs/git.md``).
 
-The lock is an ``flock`` on ``.vaultmem/watch.lock``, which the kernel releases when the
-process dies however it dies, so a crashed daemon never leaves the vault locked.
+The lock (``watchlock.py``) is an ``flock`` on ``.vaultmem/watch.lock``, which the kernel
+releases when the process dies however it dies, so a crashed daemon never leaves the vault
+locked. This module never imports ``vault.py`` at run time: the daemon is handed its
+``Vault``.
 """
 
 from __future__ import annotations
@@ -49,17 +51,14 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
-from .errors import DaemonRunningError, IndexLockedError, Interrupted, VaultmemError
+from .errors import IndexLockedError, Interrupted, VaultmemError
 from .files import is_note_path
+from .watchlock import LOCK_NAME, WatchLock
+from .watchlock import daemon_pid as daemon_pid  # re-exported: the daemon's public names
 from .writes import atomic_write
 
 if TYPE_CHECKING:
     from .vault import IndexReport, Vault
-
-try:
-    import fcntl
-except ImportError:  # Windows: no flock; see docs/daemon.md
-    fcntl = None  # type: ignore[assignment]
 
 # Only these reach us: asking the kernel for less (no open/close events, which our own
 # reads would cause too) keeps its event queue from overflowing in a large burst.
@@ -74,7 +73,6 @@ WATCHED_EVENTS: list[type[FileSystemEvent]] = [
 ]
 # A stat-based reconcile this often catches anything no event told us about.
 RECONCILE_EVERY = 600.0
-LOCK_NAME = "watch.lock"
 STATUS_NAME = "watch.json"
 Change = tuple[str, str]  # ("file" | "folder", vault-relative path)
 Log = Callable[[str], None]
@@ -90,67 +88,6 @@ class DaemonStatus:
     errors: int = 0
     last_batch: dict[str, float | int] = field(default_factory=dict)
     last_error: str = ""
-
-
-class WatchLock:
-    """One daemon per vault: an exclusive ``flock`` held for the daemon's lifetime."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fd: int | None = None
-
-    def acquire(self) -> None:
-        """Take the lock, or say which process holds it.
-
-        Raises:
-            DaemonRunningError: another daemon is watching this vault.
-        """
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        if fcntl is not None:
-            # ``holder`` (vaultmem status) takes a shared lock for an instant: try for a while.
-            for attempt in range(20):
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError:
-                    if attempt < 19:
-                        time.sleep(0.02)
-            else:
-                holder = os.read(fd, 64).decode(errors="replace").strip()
-                os.close(fd)
-                raise DaemonRunningError(
-                    f"a vaultmem watch daemon (pid {holder or '?'}) is already watching this "
-                    "vault; stop it first, or use it: it keeps the index up to date"
-                ) from None
-        pid = f"{os.getpid()}\n".encode()
-        os.pwrite(fd, pid, 0)  # the pid first, then cut what is left: never an empty file
-        os.ftruncate(fd, len(pid))
-        self._fd = fd
-
-    def release(self) -> None:
-        """Let go of the lock (the file stays: deleting a lock file races with its takers)."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-
-    @staticmethod
-    def holder(path: Path) -> int | None:
-        """The pid of the daemon holding the lock at ``path``, or ``None`` if none does."""
-        if fcntl is None:
-            return None
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            return None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            text = os.read(fd, 64).decode(errors="replace").strip().split("\n")[0]
-            return int(text) if text.isdigit() else None
-        else:
-            return None
-        finally:
-            os.close(fd)
 
 
 class _EventFilter(FileSystemEventHandler):
@@ -177,8 +114,16 @@ class _EventFilter(FileSystemEventHandler):
             if event.is_directory:
                 if rel != "." and is_note_path(rel + "/x.md", self.exclude):
                     self.changes.put(("folder", rel))
-            elif is_note_path(rel, self.exclude):
+            elif is_note_path(rel, self.exclude) or self._maybe_link(os.fsdecode(raw), rel):
                 self.changes.put(("file", rel))
+
+    def _maybe_link(self, path: str, rel: str) -> bool:
+        """A symlink of any name (to a folder, a loop) is recorded by the scan with why it
+        is not followed: pass one that exists, and any path that is gone (it may have been
+        one; if the index does not know it, its batch changes nothing)."""
+        if not is_note_path(rel + ".md", self.exclude):  # a dot-name or an excluded folder
+            return False
+        return os.path.islink(path) or not os.path.lexists(path)
 
 
 class _OverflowAlarm(logging.Handler):
@@ -369,6 +314,8 @@ class Watcher:
             return
         for notice in report.notices:
             self.log(f"warning: {notice}")
+        if not (report.files or report.removed):
+            return  # only deleted attachments and the like: nothing the index knew
         ms = (time.perf_counter() - started) * 1000
         self.status.batches += 1
         self.status.last_batch = {
@@ -431,27 +378,20 @@ class Watcher:
             atomic_write(self.status_path, data)
 
 
-def daemon_pid(vault_root: Path) -> int | None:
-    """The pid of the daemon watching this vault, or ``None``."""
-    return WatchLock.holder(vault_root / ".vaultmem" / LOCK_NAME)
-
-
 @contextlib.contextmanager
 def running_watcher(
-    root: Path, log: Log | None = None, **options: float | None
+    vault: Vault, log: Log | None = None, **options: float | None
 ) -> Iterator[threading.Event]:
-    """Run a ``Watcher`` on the vault at ``root`` in a background thread, with its own
-    ``Vault`` (for tests and embedding); yields its stop event once it is watching, and
-    stops it on exit."""
-    from .vault import Vault
-
+    """Run a ``Watcher`` on ``vault`` in a background thread (for tests and embedding);
+    yields its stop event once it is watching, and stops it on exit. The watcher closes
+    the vault when it stops: give it a ``Vault`` of its own."""
     stop = threading.Event()
     ready = threading.Event()
     errors: list[BaseException] = []
 
     def target() -> None:
         try:
-            Watcher(Vault(root), log or (lambda line: None), **options).run(stop, ready.set)  # type: ignore[arg-type]
+            Watcher(vault, log or (lambda line: None), **options).run(stop, ready.set)  # type: ignore[arg-type]
         except BaseException as exc:
             errors.append(exc)
             ready.set()
