@@ -121,3 +121,28 @@ def snapshot(db: Path) -> tuple[list[tuple[object, ...]], ...]:
     finally:
         conn.close()
     return chunks, files, tags, links, fields, fts, orphans
+
+
+def chunk_rows(index_path: Path) -> list[tuple[object, ...]]:
+    """The chunks of an index (path, id, lines, text), to compare two indexes quickly."""
+    conn = sqlite3.connect(index_path)
+    try:
+        return conn.execute(
+            "SELECT path, chunk_id, line_start, line_end, text FROM chunks ORDER BY 1, 2"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def two_devices(tmp_path: Path) -> tuple[Vault, Vault]:
+    """Device A made a vault and pushed it to a bare remote; device B cloned it."""
+    import git  # only the git tests need it
+
+    bare = tmp_path / "remote.git"
+    git.Repo.init(bare, bare=True, initial_branch="main")
+    Vault.init(tmp_path / "a")
+    a = Vault(tmp_path / "a")
+    a.history.run("remote", "add", "origin", str(bare))
+    a.sync()
+    git.Repo.clone_from(str(bare), str(tmp_path / "b"))
+    return a, Vault(tmp_path / "b")

@@ -22,9 +22,8 @@ import sys
 import time
 from pathlib import Path
 
-import git
 import pytest
-from conftest import snapshot
+from conftest import snapshot, two_devices
 
 from vaultmem import Vault
 from vaultmem.writes import TEMP_PREFIX
@@ -38,14 +37,7 @@ class World:
     def __init__(self, tmp_path: Path, seed: int) -> None:
         self.rng = random.Random(seed)
         self.tmp = tmp_path
-        bare = tmp_path / "remote.git"
-        git.Repo.init(bare, bare=True, initial_branch="main")
-        Vault.init(tmp_path / "a")
-        a = Vault(tmp_path / "a")
-        a.history.run("remote", "add", "origin", str(bare))
-        a.sync()
-        git.Repo.clone_from(str(bare), str(tmp_path / "b"))
-        self.devices = [a, Vault(tmp_path / "b")]
+        self.devices = list(two_devices(tmp_path))
         self.stored: set[str] = set()  # tokens whose writer was told they were stored
         self.count = 0
         self.day = dt.date(2026, 3, 1)

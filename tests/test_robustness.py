@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SHARED, write
+from conftest import SHARED, chunk_rows, write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
@@ -199,22 +199,12 @@ def is_alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def index_chunks(path: Path) -> list[tuple[object, ...]]:
-    conn = sqlite3.connect(path)
-    try:
-        return conn.execute(
-            "SELECT path, chunk_id, line_start, line_end, text FROM chunks ORDER BY 1, 2"
-        ).fetchall()
-    finally:
-        conn.close()
-
-
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 def test_workers_of_a_killed_reindex_die_with_it_and_the_old_index_stays_usable(
     big_vault: Path, tmp_path: Path
 ) -> None:
     subprocess.run(vaultmem("index", "--vault", str(big_vault)), check=True, capture_output=True)
-    before = index_chunks(big_vault / ".vaultmem/index.db")
+    before = chunk_rows(big_vault / ".vaultmem/index.db")
     proc = subprocess.Popen(
         vaultmem("reindex", "--vault", str(big_vault)), stderr=subprocess.DEVNULL
     )
@@ -236,10 +226,10 @@ def test_workers_of_a_killed_reindex_die_with_it_and_the_old_index_stays_usable(
         vaultmem("search", query, "--vault", str(big_vault)), capture_output=True
     )
     assert found.returncode == 0, found.stderr
-    assert index_chunks(big_vault / ".vaultmem/index.db") == before
+    assert chunk_rows(big_vault / ".vaultmem/index.db") == before
     with Vault(big_vault, index_path=tmp_path / "rebuilt.db") as rebuilt:
         rebuilt.reindex()
-    assert index_chunks(tmp_path / "rebuilt.db") == before
+    assert chunk_rows(tmp_path / "rebuilt.db") == before
 
 
 # -- a damaged index ----------------------------------------------------------------------

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import git
 import pytest
-from conftest import write
+from conftest import two_devices, write
 
 from vaultmem import GitError, Vault
 from vaultmem.context import replace_block
@@ -27,14 +27,7 @@ def clone(bare: Path, dest: Path) -> Vault:
 @pytest.fixture
 def devices(tmp_path: Path) -> tuple[Vault, Vault]:
     """Device A made the vault and pushed it to a bare remote; device B cloned it."""
-    bare = tmp_path / "remote.git"
-    git.Repo.init(bare, bare=True, initial_branch="main")
-    Vault.init(tmp_path / "a")
-    a = Vault(tmp_path / "a")
-    a.history.run("remote", "add", "origin", str(bare))
-    a.sync()
-    b = clone(bare, tmp_path / "b")
-    return a, b
+    return two_devices(tmp_path)
 
 
 def files(vault: Vault) -> dict[str, bytes]:

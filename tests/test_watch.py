@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import write
+from conftest import chunk_rows, write
 
 from vaultmem import Vault
 from vaultmem.errors import DaemonRunningError
@@ -41,20 +41,10 @@ def found(vault: Vault, query: str, path: str | None = None) -> bool:
     )
 
 
-def chunks(index_path: Path) -> list[tuple[object, ...]]:
-    conn = sqlite3.connect(index_path)
-    try:
-        return conn.execute(
-            "SELECT path, chunk_id, line_start, line_end, text FROM chunks ORDER BY 1, 2"
-        ).fetchall()
-    finally:
-        conn.close()
-
-
 def matches_rebuild(root: Path, tmp: Path) -> bool:
     with Vault(root, index_path=tmp / "rebuilt.db") as rebuilt:
         rebuilt.reindex()
-    return chunks(root / ".vaultmem/index.db") == chunks(tmp / "rebuilt.db")
+    return chunk_rows(root / ".vaultmem/index.db") == chunk_rows(tmp / "rebuilt.db")
 
 
 @pytest.fixture
