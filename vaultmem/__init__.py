@@ -12,8 +12,9 @@ from .errors import (
     VaultmemError,
     VaultNotFoundError,
 )
+from .indexing import IndexReport
 from .search import Hit
-from .vault import IndexReport, Status, Vault
+from .vault import Status, Vault
 
 __version__ = "0.1.0"
 

@@ -25,8 +25,9 @@ import click
 from . import __version__
 from .errors import VaultmemError
 from .files import shown_path
+from .indexing import IndexReport
 from .search import MAX_LIMIT, highlight_spans, parse_query
-from .vault import IndexReport, Vault
+from .vault import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
 

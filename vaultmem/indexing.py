@@ -1,12 +1,14 @@
-"""What an index run does with the files, apart from SQL: decide from stats which notes
-to read (``plan_changes``, pure), and turn each changed note into index rows
-(``prepare_file``: read, parse, chunk), in forked worker processes when there is enough
-work. ``Vault.index`` runs the plan inside one write transaction.
+"""An index run: decide from stats which notes to read (``plan_changes``, pure), turn each
+changed note into index rows (``prepare_file``: read, parse, chunk) in forked worker
+processes when there is enough work, and write them in one transaction
+(``update_index``, which ``Vault.index`` and ``Vault.index_paths`` call). The SQL itself
+lives in ``index.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -14,12 +16,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .chunk import Chunk, make_chunks
-from .files import FileStat, read_note
-from .index import FileRecord, IndexedState
+from .config import IndexConfig
+from .errors import Interrupted
+from .files import FileStat, printable, read_note, scan_notes, stat_note
+from .index import FileRecord, Index, IndexedState
 from .parse import parse_document
 
 # A file modified this close to the moment we read it may change again within the same
@@ -183,3 +187,129 @@ def _file_date(path: str, frontmatter: dict[str, object]) -> str | None:
         if isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}", value):
             return value[:10]
     return None
+
+
+@dataclass
+class IndexReport:
+    """The outcome of an ``index`` or ``reindex`` run."""
+
+    files: int = 0
+    read: int = 0
+    changed: int = 0
+    removed: int = 0
+    chunks: int | None = None  # in the whole index, after a full run (not counted for index_paths)
+    written: int = 0  # chunk rows inserted (unchanged chunks of a changed note keep theirs)
+    seconds: float = 0.0
+    notices: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line for people: what was done and how long it took."""
+        chunks = (
+            f"{self.chunks} chunks" if self.chunks is not None else f"{self.written} chunks written"
+        )
+        return (
+            f"{self.files} files ({self.changed} changed, {self.removed} removed), "
+            f"{chunks} in {self.seconds:.2f} s"
+        )
+
+
+Progress = Callable[[int, int], None]
+
+
+def update_index(
+    db: Index,
+    root: Path,
+    config: IndexConfig,
+    notices: list[str],
+    *,
+    progress: Progress | None = None,
+    rebuild: bool = False,
+    scope: tuple[list[str], list[str]] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    brief: bool = False,
+) -> IndexReport:
+    """Bring ``db`` up to date with the notes under ``root``: all of them, or with ``scope``
+    the given paths and folders only; with ``rebuild``, from scratch. One transaction: a
+    reader in another process sees the old index or the new one. What happened on its own
+    (settings changed, a wait) is added to ``notices``.
+
+    Raises:
+        Interrupted: ``should_stop`` returned true; nothing of the run was written.
+        IndexLockedError: another process held the index past the wait.
+    """
+    started = time.perf_counter()
+    report = IndexReport()
+    exclude = config.exclude
+    settings = json.dumps(
+        {
+            "chunk_max_chars": config.chunk_max_chars,
+            "max_file_bytes": config.max_file_bytes,
+        },
+        sort_keys=True,
+    )
+    # The plan is made under the write lock: no other writer between. A brief run (the
+    # daemon's, remember's) waits only the busy timeout; any other waits for a run in
+    # another process to finish, then finds only what that run left to do.
+    wait = None if brief else config.run_wait_ms
+    with db.batch(wait):
+        if db.waited >= 1:
+            notices.append(f"waited {db.waited:.0f} s for another index run to finish")
+        if not rebuild and db.get_meta("settings") not in (None, settings):
+            notices.append("index settings in config.toml changed; rebuilding the index")
+            rebuild = True
+        if rebuild:
+            db.reset()
+            scope = None
+        db.set_meta("settings", settings)
+        bulk = db.is_empty()
+        if scope is None:
+            stats = list(scan_notes(root, exclude))
+            states = {} if bulk else db.states()
+        else:
+            paths, folders = scope
+            found = (stat_note(root, path, exclude) for path in paths)
+            stats = [stat for stat in found if stat is not None]
+            stats += [s for folder in folders for s in scan_notes(root, exclude, folder)]
+            # A file name that is not UTF-8 is recorded under its escaped form.
+            states = db.states_for(map(printable, paths), map(printable, folders))
+        report.files = len(stats)
+        plan = plan_changes(stats, states)
+        jobs: list[Job] = [
+            (
+                str(root),
+                stat,
+                states[stat.path].hash if stat.path in states else None,
+                config.max_file_bytes,
+                config.chunk_max_chars,
+            )
+            for stat in plan.to_read
+        ]
+        # A note that vanished while another appeared with the same content was renamed.
+        vanished = {states[path].hash: path for path in plan.to_delete if states[path].hash}
+        renamed: set[str] = set()
+        loading = db.bulk_load() if bulk else contextlib.nullcontext()
+        with loading, parallel_map(len(jobs)) as mapper:
+            results = zip(plan.to_read, mapper(jobs), strict=True)
+            for done, (stat, prepared) in enumerate(results, 1):
+                if should_stop is not None and should_stop():
+                    raise Interrupted("index run stopped; nothing of it was written")
+                report.read += 1
+                if prepared is None:
+                    db.touch_file(stat.path, stat.size, stat.mtime_ns)
+                else:
+                    renamed_from = vanished.pop(prepared[0].hash, None)
+                    if renamed_from is not None:
+                        db.rename_file(renamed_from, stat.path)
+                        renamed.add(renamed_from)
+                    report.written += db.replace_file(*prepared)
+                    report.changed += 1
+                if progress is not None:
+                    progress(done, len(jobs))
+            for path in plan.to_delete:
+                if path not in renamed:
+                    db.delete_file(path)
+            report.removed = len(plan.to_delete)
+    if scope is None:  # counting 300,000 rows is not for the daemon's hot path
+        report.chunks = db.counts()["chunks"]
+    report.seconds = time.perf_counter() - started
+    return report

@@ -8,31 +8,26 @@ the current one that holds ``.vaultmem/``.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import json
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from .config import Config, load_config
-from .errors import Interrupted, VaultmemError, VaultNotFoundError
+from .errors import VaultmemError, VaultNotFoundError
 from .files import (
     FileStat,
-    printable,
     read_note,
     resolve_in_vault,
     scan_notes,
     shown_path,
-    stat_note,
 )
 from .index import Index, index_error, is_corrupt, remove_database
-from .indexing import Job, parallel_map, plan_changes
+from .indexing import IndexReport, Progress, plan_changes, update_index
 from .memory.remember import capture, store_line
 from .parse import parse_document, split_lines
 from .search import Hit
@@ -50,32 +45,7 @@ INDEX_FILE = "index.db"
 ENV_VAR = "VAULTMEM_VAULT"
 _PACKAGE = Path(__file__).parent
 
-Progress = Callable[[int, int], None]
 T = TypeVar("T")
-
-
-@dataclass
-class IndexReport:
-    """The outcome of an ``index`` or ``reindex`` run."""
-
-    files: int = 0
-    read: int = 0
-    changed: int = 0
-    removed: int = 0
-    chunks: int | None = None  # in the whole index, after a full run (not counted for index_paths)
-    written: int = 0  # chunk rows inserted (unchanged chunks of a changed note keep theirs)
-    seconds: float = 0.0
-    notices: list[str] = field(default_factory=list)
-
-    def summary(self) -> str:
-        """One line for people: what was done and how long it took."""
-        chunks = (
-            f"{self.chunks} chunks" if self.chunks is not None else f"{self.written} chunks written"
-        )
-        return (
-            f"{self.files} files ({self.changed} changed, {self.removed} removed), "
-            f"{chunks} in {self.seconds:.2f} s"
-        )
 
 
 @dataclass
@@ -349,83 +319,17 @@ class Vault:
         should_stop: Callable[[], bool] | None = None,
         brief: bool = False,
     ) -> IndexReport:
-        started = time.perf_counter()
-        db = self.db
-        report = IndexReport()
-        exclude = self.config.index.exclude
-        settings = json.dumps(
-            {
-                "chunk_max_chars": self.config.index.chunk_max_chars,
-                "max_file_bytes": self.config.index.max_file_bytes,
-            },
-            sort_keys=True,
+        return update_index(
+            self.db,
+            self.root,
+            self.config.index,
+            self.notices,
+            progress=progress,
+            rebuild=rebuild,
+            scope=scope,
+            should_stop=should_stop,
+            brief=brief,
         )
-        # The plan is made under the write lock: no other writer between. A brief run (the
-        # daemon's, remember's) waits only the busy timeout; any other waits for a run in
-        # another process to finish, then finds only what that run left to do.
-        wait = None if brief else self.config.index.run_wait_ms
-        with db.batch(wait):
-            if db.waited >= 1:
-                self.notices.append(f"waited {db.waited:.0f} s for another index run to finish")
-            if not rebuild and db.get_meta("settings") not in (None, settings):
-                self.notices.append("index settings in config.toml changed; rebuilding the index")
-                rebuild = True
-            if rebuild:
-                db.reset()
-                scope = None
-            db.set_meta("settings", settings)
-            bulk = db.is_empty()
-            if scope is None:
-                stats = self.scan()
-                states = {} if bulk else db.states()
-            else:
-                paths, folders = scope
-                found = (stat_note(self.root, path, exclude) for path in paths)
-                stats = [stat for stat in found if stat is not None]
-                stats += [s for folder in folders for s in scan_notes(self.root, exclude, folder)]
-                # A file name that is not UTF-8 is recorded under its escaped form.
-                states = db.states_for(map(printable, paths), map(printable, folders))
-            report.files = len(stats)
-            plan = plan_changes(stats, states)
-            jobs: list[Job] = [
-                (
-                    str(self.root),
-                    stat,
-                    states[stat.path].hash if stat.path in states else None,
-                    self.config.index.max_file_bytes,
-                    self.config.index.chunk_max_chars,
-                )
-                for stat in plan.to_read
-            ]
-            # A note that vanished while another appeared with the same content was renamed.
-            vanished = {states[path].hash: path for path in plan.to_delete if states[path].hash}
-            renamed: set[str] = set()
-            loading = db.bulk_load() if bulk else contextlib.nullcontext()
-            with loading, parallel_map(len(jobs)) as mapper:
-                results = zip(plan.to_read, mapper(jobs), strict=True)
-                for done, (stat, prepared) in enumerate(results, 1):
-                    if should_stop is not None and should_stop():
-                        raise Interrupted("index run stopped; nothing of it was written")
-                    report.read += 1
-                    if prepared is None:
-                        db.touch_file(stat.path, stat.size, stat.mtime_ns)
-                    else:
-                        renamed_from = vanished.pop(prepared[0].hash, None)
-                        if renamed_from is not None:
-                            db.rename_file(renamed_from, stat.path)
-                            renamed.add(renamed_from)
-                        report.written += db.replace_file(*prepared)
-                        report.changed += 1
-                    if progress is not None:
-                        progress(done, len(jobs))
-                for path in plan.to_delete:
-                    if path not in renamed:
-                        db.delete_file(path)
-                report.removed = len(plan.to_delete)
-        if scope is None:  # counting 300,000 rows is not for the daemon's hot path
-            report.chunks = db.counts()["chunks"]
-        report.seconds = time.perf_counter() - started
-        return report
 
     def _recovering(self, operation: Callable[[], T]) -> T:
         """Run an operation on the index. If SQLite finds it damaged, delete it, rebuild it

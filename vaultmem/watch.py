@@ -58,7 +58,8 @@ from .watchlock import daemon_pid as daemon_pid  # re-exported: the daemon's pub
 from .writes import atomic_write
 
 if TYPE_CHECKING:
-    from .vault import IndexReport, Vault
+    from .indexing import IndexReport
+    from .vault import Vault
 
 # Only these reach us: asking the kernel for less (no open/close events, which our own
 # reads would cause too) keeps its event queue from overflowing in a large burst.
