@@ -136,6 +136,8 @@ _HTML_ENDS = (
     (re.compile(r"^ {0,3}<!\[CDATA\["), "]]>"),
 )
 _PROBE = "- vaultmem probe line ^vaultmemprobe"
+# What can open a block that runs past a blank line: a fence, an HTML block, a comment.
+_MAY_OPEN = re.compile(r"^ {0,3}(?:`{3}|~{3}|<)|%%", re.M)
 
 
 def open_block_closers(text: str) -> list[str]:
@@ -143,6 +145,8 @@ def open_block_closers(text: str) -> list[str]:
     appended after them starts a list item of its own. Uses the same parser as the index,
     so "open" means what the index (and Obsidian) would see."""
     closers: list[str] = []
+    if not _MAY_OPEN.search(text):  # no fence, HTML or comment at all: nothing to parse
+        return closers
     for _ in range(4):  # a closer may reveal another block still open around it
         body = text + "".join(c + "\n" for c in closers)
         closer = _closer(body)
