@@ -127,7 +127,8 @@ class Consolidation:
         self.events: list[tuple[str, ...]] = []  # for the memory log, once applied
         self.facts: list[Fact] = []
         self.by_id: dict[str, Fact] = {}
-        self.factset = FactSet()
+        self.factset = FactSet()  # live facts by their words, to find repeats and conflicts
+        self.match_facts = True  # off for a run that only rebuilds blocks: no new facts
         self.pending: defaultdict[str, dict[str, str]] = defaultdict(dict)  # path: id -> line
         self.checkpoint: dict[str, dict[str, Any]] = {}
         self.changed: set[str] = set()  # ids of facts changed in this run
@@ -170,7 +171,7 @@ class Consolidation:
         known = self.by_id.get(fact.id)
         if known is None or (known.archived and not fact.archived):
             self.by_id[fact.id] = fact
-        if fact.live and not fact.archived:
+        if fact.live and not fact.archived and self.match_facts:
             self.factset.add(fact.id, fact.text)
 
     # -- phases -----------------------------------------------------------------------
@@ -179,6 +180,7 @@ class Consolidation:
         """Read the vault and plan every phase the mode runs (with ``memory_only``, only the
         ``MEMORY.md`` block, as after ``forget``; add ``pages`` for the topic pages' blocks
         too, as after a sync merged two devices' facts)."""
+        self.match_facts = not memory_only
         self.load_facts()
         ledger = Ledger.read(self.root)
         self.accesses = ledger.accesses
@@ -472,7 +474,8 @@ class Consolidation:
     def memory_block(self) -> str:
         """``MEMORY.md``'s generated block for the facts as planned."""
         live = [f for f in self._live() if f.id or f.text]
-        scored = sorted(live, key=lambda f: (-self._score(f), f.id or ""))
+        score = {id(f): self._score(f) for f in live}  # once: sorting and counting need it
+        scored = sorted(live, key=lambda f: (-score[id(f)], f.id or ""))
         shown: set[int] = set()
 
         def lines(facts: list[Fact], limit: int | None = None) -> list[str]:
@@ -499,7 +502,7 @@ class Consolidation:
         top = Section("Top facts", lines(scored), 5)
         counts = {name: 0 for name in TIERS}
         for fact in live:
-            counts[tier(self._score(fact), self.memory)] += 1
+            counts[tier(score[id(fact)], self.memory)] += 1
         archived = sum(1 for f in self.facts if f.archived or f.moved)
         index = Section(
             "Vault",
