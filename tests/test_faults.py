@@ -15,6 +15,7 @@ with SIGKILL at a random moment. After every round:
 from __future__ import annotations
 
 import datetime as dt
+import os
 import random
 import signal
 import subprocess
@@ -107,12 +108,25 @@ class World:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(self.rng.uniform(0.0, 0.6))  # the fault's moment, not a wait for a result
+        time.sleep(self.rng.uniform(0.1, 0.9))  # the fault's moment, not a wait for a result
         proc.send_signal(signal.SIGKILL)
         proc.wait()
 
     def sync(self, device: Vault) -> None:
         device.sync()
+
+    def remember_while_syncing(self, device: Vault) -> None:
+        """Another agent remembers while this device syncs: it waits for the merge's lock."""
+        token = self.token()
+        agent = subprocess.Popen(
+            [sys.executable, "-m", "vaultmem", "remember", f"during a sync {token}"],
+            env={**os.environ, "VAULTMEM_VAULT": str(device.root)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        device.sync()
+        if agent.wait(timeout=120) == 0:  # told it was stored: it must be
+            self.stored.add(token)
 
     # -- checks -----------------------------------------------------------------------
 
@@ -148,6 +162,7 @@ def test_random_faults_on_two_devices_lose_nothing(tmp_path: Path, seed: int) ->
         (world.consolidate, 4),
         (world.killed, 2),
         (world.sync, 2),
+        (world.remember_while_syncing, 1),
     ]
     for round_ in range(ROUNDS):
         if round_ % 3 == 2:  # time passes, sometimes months: facts decay into the archive

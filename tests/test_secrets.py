@@ -48,6 +48,9 @@ JWT = (
 # (text with the secret, the part that must go): expected = text with that part masked
 SECRETS = [
     ("DB_PASSWORD=hunter2xyz", "hunter2xyz"),
+    ("passwd=letmein in the old cron job", "letmein"),
+    ('{"user": "admin", "password": "sunshine"}', "sunshine"),
+    ("mysql -uroot -pS3cr3tPass shop < dump.sql", "S3cr3tPass"),
     (
         'export API_TOKEN="a8f5f167f44f4964e6c998dee827110c" # staging',
         "a8f5f167f44f4964e6c998dee827110c",
@@ -127,6 +130,7 @@ SECRETS = [
 ]
 
 PROSE = [
+    "if password == confirm: show the form again",
     "The token expires after fifteen minutes",
     "Save the token to a safe place like your password manager.",
     "My password policy requires 12 characters and a symbol.",

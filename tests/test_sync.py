@@ -4,6 +4,7 @@ device is ever lost, and both end identical."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 import random
 import re
 import subprocess
@@ -435,3 +436,76 @@ def test_a_first_device_starts_from_a_clone_of_an_empty_remote(tmp_path: Path) -
     assert a.history.run("rev-parse", "--abbrev-ref", "main@{upstream}").strip() == "origin/main"
     b = clone(bare, tmp_path / "b")
     assert files(a) == files(b)
+
+
+def test_lines_written_while_sync_merges_are_kept(
+    devices: tuple[Vault, Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person appends to a note, and another agent remembers, at the very moment sync is
+    merging that note: both lines survive (the agent's waits for the merge's lock)."""
+    import vaultmem.sync
+
+    a, b = devices
+    day = dt.datetime(2026, 7, 1, 9, 0)
+    note = a.root / "memory/2026-07-01.md"
+    a.remember("written on A before the sync", now=day)
+    b.remember("written on B before the sync", now=day)
+    b.sync()
+    real = vaultmem.sync.merge_file
+    agents: list[subprocess.Popen[str]] = []
+
+    def merge_while_others_write(path: str, *texts: str) -> object:
+        if path == "memory/2026-07-01.md" and not agents:
+            with note.open("a") as handle:  # a person's editor, no lock
+                handle.write("- typed by a person during the merge\n")
+            agents.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "vaultmem", "remember", "an agent during the merge"],
+                    env={**os.environ, "VAULTMEM_VAULT": str(a.root)},
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+        return real(path, *texts)
+
+    monkeypatch.setattr(vaultmem.sync, "merge_file", merge_while_others_write)
+    assert a.sync().conflicts == []
+    out, err = agents[0].communicate(timeout=60)
+    assert agents[0].returncode == 0, err
+    text = note.read_text()
+    for words in ("written on A", "written on B", "typed by a person during the merge"):
+        assert words in text, words
+    today = (a.root / f"memory/{dt.date.today()}.md").read_text()
+    assert "an agent during the merge" in today
+
+
+def test_access_counts_set_aside_by_a_killed_sync_come_back(
+    devices: tuple[Vault, Vault], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync killed in the middle of its merge, while the memory log's uncommitted lines
+    are set aside: the next sync puts them back."""
+    import vaultmem.sync
+
+    a, b = devices
+    write(a.root, "facts/a.md", "- on A ^fa1\n")
+    a.commit()  # A's own change, committed; then only a search's count is new
+    write(b.root, "facts/b.md", "- on B ^fb1\n")
+    b.sync()
+    log = a.root / f".vaultmem/log/{a.device}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("a") as handle:
+        handle.write("2026-07-01T09:00:00\taccess\tfa1\n")  # a search's count, not committed
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt  # the process dies here; nothing after it runs
+
+    monkeypatch.setattr(vaultmem.sync, "_merge_files", killed)
+    monkeypatch.setattr(vaultmem.sync, "_release_memory_log", lambda *args: None)
+    with pytest.raises(KeyboardInterrupt):
+        a.sync()
+    monkeypatch.undo()
+    subprocess.run(["git", "merge", "--abort"], cwd=a.root, check=True)
+    assert "access\tfa1" not in log.read_text()  # set aside, only in .vaultmem/tmp/
+    a.sync()
+    assert "access\tfa1" in log.read_text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import signal
 import sqlite3
 import stat
@@ -56,6 +57,8 @@ def test_remember_keeps_every_line_a_person_appends_meanwhile(vault: Vault) -> N
         subprocess.Popen([sys.executable, "-c", AGENT, str(vault.root), name, "150"])
         for name in ("a", "b")
     ]
+    while "agent" not in note.read_text():  # the person starts once the agents write
+        assert all(agent.poll() is None for agent in agents)
     person = subprocess.Popen([sys.executable, "-c", PERSON, str(note), "150"])
     for proc in [*agents, person]:
         assert proc.wait(timeout=300) == 0
@@ -67,6 +70,9 @@ def test_remember_keeps_every_line_a_person_appends_meanwhile(vault: Vault) -> N
         assert sum(f"agent {name} line " in ln for ln in lines) == 150
     # Every line whole: no line of ours glued to a person's line.
     assert all(ln.startswith(("- person line ", "- 09:00 **user** agent ")) for ln in lines[2:])
+    # And the writers really overlapped: a person's line sits between two of the agents'.
+    kinds = "".join("p" if ln.startswith("- person") else "a" for ln in lines[2:])
+    assert re.search("ap+a", kinds), kinds
 
 
 def test_a_rewrite_keeps_every_line_appended_while_it_writes(tmp_path: Path) -> None:
@@ -324,3 +330,41 @@ def test_a_stale_temp_file_is_cleaned_by_the_next_write(vault: Vault) -> None:
     os.utime(temp, (1_000_000_000, 1_000_000_000))
     vault.remember("next write", now=NOON)
     assert not temp.exists()
+
+
+@pytest.mark.parametrize("text", ["   ", "[cron: nightly] backup ran", "[heartbeat ok"])
+def test_remember_exits_1_when_it_skips_the_text(vault: Vault, text: str) -> None:
+    result = _run("remember", text, "--vault", str(vault.root))
+    assert result.returncode == 1
+    assert result.stderr.startswith("not stored: ") and result.stdout == ""
+
+
+def test_remember_of_the_same_message_again_exits_0(vault: Vault) -> None:
+    first = _run("remember", "Bob moved to Berlin", "--session", "s1", "--vault", str(vault.root))
+    again = _run("remember", "Bob moved to Berlin", "--session", "s1", "--vault", str(vault.root))
+    assert first.returncode == again.returncode == 0
+    assert again.stdout.startswith("already remembered ^m")
+
+
+def test_percent_signs_in_inline_code_open_no_comment(vault: Vault) -> None:
+    note = write(vault.root, NOTE, "# Day\n\n- Use `%%` around text to hide it\n")
+    vault.remember("a line after inline percent signs", now=NOON)
+    lines = note.read_text().splitlines()
+    assert len(lines) == 4 and "after inline percent signs" in lines[3]  # no %% closer added
+
+
+def test_a_hard_linked_daily_note_is_refused(vault: Vault, tmp_path: Path) -> None:
+    outside = write(tmp_path, "outside.md", "# outside the vault\n")
+    os.link(outside, vault.root / f"memory/{dt.date.today()}.md")
+    result = _run("remember", "must not reach outside", "--vault", str(vault.root))
+    assert result.returncode == 1 and "hard links" in result.stderr
+    assert outside.read_text() == "# outside the vault\n"
+
+
+def test_writes_go_on_after_the_temp_folder_is_removed(vault: Vault) -> None:
+    import shutil
+
+    update_text(vault.root / "facts/a.md", lambda old: old + "- one\n")
+    shutil.rmtree(vault.root / ".vaultmem/tmp")
+    update_text(vault.root / "facts/a.md", lambda old: old + "- two\n")
+    assert (vault.root / "facts/a.md").read_text() == "- one\n- two\n"

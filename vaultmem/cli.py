@@ -405,6 +405,8 @@ def remember(
 
     The same message (same session and words) is stored once; noise (empty text, [cron:
     and [heartbeat lines, vaultmem's own context) is skipped; secrets are masked.
+    Exit code 0: stored (now, or already before); 1: not stored (skipped as noise, or an
+    error), so an agent can tell from the code alone.
 
     Example: vaultmem remember "Alice is allergic to peanuts" --tag health --source chat
     """
@@ -412,6 +414,7 @@ def remember(
         done = vault.remember(
             text, role=role, source=source, session=session, tags=tags, importance=importance
         )
+    stored = done.block_id is not None  # now, or already before (same session and words)
     if as_json:
         _echo_json(
             {
@@ -422,13 +425,17 @@ def remember(
                 "masked": done.masked,
             }
         )
-        return
-    if done.masked:
-        click.echo(f"Warning: {done.masked} secret(s) masked before storing", err=True)
-    if done.skipped:
-        click.echo(f"not stored: {done.skipped}")
     else:
-        click.echo(f"remembered {done.path}:{done.line} ^{done.block_id}")
+        if done.masked:
+            click.echo(f"Warning: {done.masked} secret(s) masked before storing", err=True)
+        if not stored:
+            click.echo(f"not stored: {done.skipped}", err=True)
+        elif done.skipped:
+            click.echo(f"already remembered ^{done.block_id} (stored before, not again)")
+        else:
+            click.echo(f"remembered {done.path}:{done.line} ^{done.block_id}")
+    if not stored:
+        sys.exit(1)
 
 
 @cli.command()

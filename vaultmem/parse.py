@@ -55,7 +55,7 @@ _KINDS = {
 _DEEP_PREFIX = re.compile(rf"^[ \t]*(?:(?:>|[-+*]|\d{{1,9}}[.)])[ \t]*){{{MAX_NESTING},}}", re.M)
 _DEEP_INDENT = re.compile(rf"^[ \t]{{{MAX_NESTING * 4},}}\S", re.M)
 
-_CODE_SPAN = re.compile(r"`+[^`\n]*`+")
+CODE_SPAN = re.compile(r"`+[^`\n]*`+")
 # Obsidian tags: letters, digits, _, -, / with at least one non-digit; not inside a word,
 # a URL fragment (``page#x``) or a heading link (``[[#x]]``).
 _TAG = re.compile(r"(?<![\w#&/\\\[\]`])#([\w/-]*[^\W\d][\w/-]*)")
@@ -309,7 +309,7 @@ def find_tags(text: str) -> list[str]:
     """Inline ``#tags`` in a block's text (not inside code spans), in order, without ``#``."""
     if "#" not in text:
         return []
-    return _TAG.findall(_CODE_SPAN.sub(" ", text))
+    return _TAG.findall(CODE_SPAN.sub(" ", text))
 
 
 def find_links(text: str) -> list[tuple[str, bool]]:

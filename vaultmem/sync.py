@@ -32,6 +32,15 @@ import git
 from .errors import GitError
 from .history import EMPTY_TREE, MEMORY_LOG, NEVER_COMMITTED, Commit, History
 from .merge import merge_file
+from .writes import (
+    STATE_DIR,
+    TEMP_DIR,
+    NotUTF8Error,
+    append_bytes,
+    atomic_write,
+    update_text,
+    vault_write_lock,
+)
 
 
 @dataclass
@@ -151,23 +160,26 @@ def _merge(
     theirs = history.run("rev-parse", upstream).strip()
     if ours is not None and _is_ancestor(history, theirs, ours):
         return  # nothing new there
-    held = _hold_memory_log(history)
-    try:
-        if ours is None or _is_ancestor(history, ours, theirs):
-            history.run("merge", "--ff-only", "--quiet", upstream)
-            return
-        base = _merge_base(history, ours, theirs)
-        _start_merge(history, upstream)
-        _merge_files(history, base or EMPTY_TREE, theirs, remote, result)
-    finally:
-        _release_memory_log(history, held)
-    if after_merge is not None:
-        after_merge()
-    history.add_all()
-    message = f"vaultmem: merge {upstream}"
-    if result.conflicts:
-        message += "; conflicts kept side by side: " + ", ".join(c for _, c in result.conflicts)
-    history.run("commit", "--quiet", "--no-verify", "-m", message)
+    # vaultmem's own writers (remember, consolidate) wait until the merge is committed;
+    # anyone else's write meanwhile is kept by the compare-and-swap writes below.
+    with vault_write_lock(history.root / STATE_DIR):
+        held = _hold_memory_log(history)
+        try:
+            if ours is None or _is_ancestor(history, ours, theirs):
+                history.run("merge", "--ff-only", "--quiet", upstream)
+                return
+            base = _merge_base(history, ours, theirs)
+            _start_merge(history, upstream)
+            _merge_files(history, base or EMPTY_TREE, theirs, remote, result)
+        finally:
+            _release_memory_log(history, held)
+        if after_merge is not None:
+            after_merge()
+        history.add_all()
+        message = f"vaultmem: merge {upstream}"
+        if result.conflicts:
+            message += "; conflicts kept side by side: " + ", ".join(c for _, c in result.conflicts)
+        history.run("commit", "--quiet", "--no-verify", "-m", message)
 
 
 def _is_ancestor(history: History, older: str, newer: str) -> bool:
@@ -204,6 +216,7 @@ def _merge_files(history: History, base: str, theirs: str, remote: str, result: 
     resolved: set[str] = set()
     for top_path in sorted(both):
         rel = history._vault_relative(top_path)
+        on_disk = _read(history.top / top_path)  # what git's merge left: ours to replace
         texts = [_text(history, rev, top_path) for rev in (base, "HEAD", theirs)]
         a, b = texts[1], texts[2]
         if a is None or b is None:
@@ -211,7 +224,7 @@ def _merge_files(history: History, base: str, theirs: str, remote: str, result: 
         merged = merge_file(rel, texts[0] or "", a, b)
         if merged is None:
             continue
-        _write(history.top / top_path, merged.text.encode("utf-8", "surrogateescape"))
+        _put(history, top_path, on_disk, merged.text, remote, when, result)
         history.run("add", "--", top_path)
         resolved.add(top_path)
         if merged.conflicts:
@@ -234,9 +247,51 @@ def _keep_theirs(
     result.conflicts.append((rel, copy))
 
 
+def _put(
+    history: History,
+    top_path: str,
+    on_disk: bytes | None,
+    text: str,
+    remote: str,
+    when: dt.datetime,
+    result: SyncResult,
+) -> None:
+    """Write a merged text over the file git's merge left (``on_disk``), keeping whatever
+    anyone wrote to it since: lines appended are kept after the merged text; a file
+    rewritten meanwhile is left as it is, and the merged text goes beside it as a copy."""
+    path = history.top / top_path
+    before = (on_disk or b"").decode("utf-8", "surrogateescape")
+    rewritten: list[bool] = []
+
+    def change(current: str) -> str | None:
+        rewritten[:] = []
+        if current == before:
+            return text
+        if current.startswith(before) and before.endswith("\n"):
+            return text + ("" if text.endswith("\n") else "\n") + current[len(before) :]
+        rewritten.append(True)
+        return None
+
+    try:
+        update_text(path, change, raw=True)
+    except NotUTF8Error:  # git's merge left bytes that are not text: ours replaces them
+        rewritten.append(True)
+    if rewritten:
+        _keep_theirs(
+            history, history._vault_relative(top_path), text.encode(), remote, when, result
+        )
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
 def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    atomic_write(path, data)
 
 
 def _changed(history: History, old: str, new: str) -> list[str]:
@@ -272,30 +327,50 @@ def _show(history: History, spec: str) -> bytes | None:
     return bytes(out)
 
 
-def _hold_memory_log(history: History) -> dict[str, tuple[bytes, bytes]]:
+def _held_path(history: History, rel: str) -> Path:
+    """Where lines set aside during a merge wait, so a sync killed meanwhile loses none."""
+    return history.root / STATE_DIR / TEMP_DIR / ("held-" + rel.rsplit("/", 1)[-1])
+
+
+def _hold_memory_log(history: History) -> dict[str, bytes]:
     """Set aside the memory log's uncommitted lines (git would refuse to merge over them):
-    each changed log file goes back to its committed bytes; returns ``path: (local,
-    committed)``."""
-    held: dict[str, tuple[bytes, bytes]] = {}
+    each changed log file goes back to its committed bytes; returns ``path: lines set
+    aside``. A line another process appends meanwhile is set aside with them. The lines wait
+    in a file too, which the next sync appends back if this one is killed."""
+    for left in (history.root / STATE_DIR / TEMP_DIR).glob("held-*"):
+        rel = MEMORY_LOG + left.name.removeprefix("held-")  # the log folder is flat
+        _release_memory_log(history, {rel: left.read_bytes()})  # a killed sync's lines
+    held: dict[str, bytes] = {}
     for rel in history.changed_paths():
         path = history.root / rel
         if not rel.startswith(MEMORY_LOG) or not path.is_file():
             continue
         committed = _show(history, f"HEAD:{history.prefix}{rel}") or b""
-        held[rel] = (path.read_bytes(), committed)
-        if committed:
-            path.write_bytes(committed)
-        else:
-            path.unlink()
+        aside: list[bytes] = []
+
+        waiting = _held_path(history, rel)
+
+        def back(
+            current: str,
+            committed: bytes = committed,
+            aside: list[bytes] = aside,
+            to: Path = waiting,
+        ) -> str:
+            now = current.encode("utf-8", "surrogateescape")
+            aside[:] = [now[len(committed) :] if now.startswith(committed) else now]
+            atomic_write(to, aside[0])
+            return committed.decode("utf-8", "surrogateescape")
+
+        update_text(path, back, raw=True)
+        held[rel] = aside[0] if aside else b""
     return held
 
 
-def _release_memory_log(history: History, held: dict[str, tuple[bytes, bytes]]) -> None:
+def _release_memory_log(history: History, held: dict[str, bytes]) -> None:
     """Append the lines set aside back to each log file, as it is after the merge."""
-    for rel, (local, committed) in held.items():
+    for rel, tail in held.items():
         path = history.root / rel
-        tail = local[len(committed) :] if local.startswith(committed) else local
-        now = path.read_bytes() if path.is_file() else b""
-        if now and not now.endswith(b"\n"):
-            now += b"\n"
-        _write(path, now + tail)
+        now = _read(path) or b""
+        lead = b"\n" if now and not now.endswith(b"\n") else b""
+        append_bytes(path, lead + tail)
+        _held_path(history, rel).unlink(missing_ok=True)

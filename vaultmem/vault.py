@@ -32,7 +32,7 @@ from .memory.remember import capture, store_line
 from .parse import parse_document, split_lines
 from .search import Hit
 from .watchlock import daemon_pid
-from .writes import STATE_DIR, atomic_write, create_private, secure_state_dir
+from .writes import STATE_DIR, atomic_write, create_private, secure_state_dir, vault_write_lock
 
 if TYPE_CHECKING:
     from .history import Commit, History, LineVersion, RestoreResult
@@ -480,9 +480,10 @@ class Vault:
         if dry_run:
             report.diff = edits.preview(self.root)
             return report
-        report.changed, notices = edits.apply(self.root, self.root / STATE_DIR)
+        with vault_write_lock(self.root / STATE_DIR):  # a sync's merge waits for both
+            report.changed, notices = edits.apply(self.root, self.root / STATE_DIR)
+            ledger.append(self.root, self.device, run.events)
         report.notices += notices
-        ledger.append(self.root, self.device, run.events)
         run.save_checkpoint()
         if report.changed:
             self.index_paths(report.changed)
@@ -514,8 +515,9 @@ class Vault:
         today = today or dt.date.today()
         run = Consolidation(self.root, self.config, today, "quick")
         plan = forget_plan(run, ident, reason=reason, hard=hard, today=today)
-        changed, notices = plan.edits.apply(self.root, self.root / STATE_DIR)
-        ledger.append(self.root, self.device, plan.events)
+        with vault_write_lock(self.root / STATE_DIR):
+            changed, notices = plan.edits.apply(self.root, self.root / STATE_DIR)
+            ledger.append(self.root, self.device, plan.events)
         after = Consolidation(self.root, self.config, today, "quick")
         more, _ = after.plan(memory_only=True).apply(self.root, self.root / STATE_DIR)
         changed += more

@@ -37,6 +37,7 @@ import os
 import stat
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from functools import lru_cache
@@ -176,7 +177,12 @@ def _write_temp(path: Path, data: bytes) -> str:
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         mode = _new_file_mode(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=_temp_dir_for(str(path.parent)))
+    folder = _temp_dir_for(str(path.parent))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=folder)
+    except FileNotFoundError:  # someone removed .vaultmem/tmp/ since we looked: make it again
+        Path(folder).mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -238,11 +244,14 @@ def _link_new(tmp: str, path: Path, data: bytes) -> bool:
     return True
 
 
-def update_text(path: Path, change: Callable[[str], str | None], attempts: int = 8) -> bool:
+def update_text(
+    path: Path, change: Callable[[str], str | None], attempts: int = 8, *, raw: bool = False
+) -> bool:
     """Rewrite a note with ``change(old_text) -> new_text`` (``None``: leave it) without
     clobbering anyone's write made meanwhile (see the module docstring).
 
-    ``change`` sees the text with ``\\n`` line ends; the note keeps its own.
+    ``change`` sees the text with ``\\n`` line ends and the note keeps its own; with
+    ``raw``, ``change`` sees and returns the text exactly as stored.
 
     Returns:
         Whether the file was written.
@@ -257,7 +266,7 @@ def update_text(path: Path, change: Callable[[str], str | None], attempts: int =
     base = expected  # the text ``change`` applies to
     wrote = False
     for _ in range(attempts):
-        new = _changed_bytes(base, change)
+        new = _changed_bytes(base, change, raw)
         if new is None:
             if base == expected:
                 return wrote
@@ -293,7 +302,7 @@ def _settle(path: Path, expected: bytes | None, displaced: BinaryIO | None) -> b
             return None
         if not _only_appended(seen, now):
             return now
-        _append_bytes(path, now[len(seen) :])
+        append_bytes(path, now[len(seen) :])
         seen = now
     return None
 
@@ -330,8 +339,11 @@ def _only_appended(before: bytes, after: bytes) -> bool:
     return len(after) > len(before) and after.startswith(before) and before.endswith(b"\n")
 
 
-def _append_bytes(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+def append_bytes(path: Path, data: bytes) -> None:
+    """Append ``data`` to a file (created if missing) with ``O_APPEND``, then ``fsync``; a
+    line others append meanwhile is never overwritten."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(path, flags, _new_file_mode(path.parent))
     try:
         _append_all(fd, data)
         os.fsync(fd)
@@ -352,9 +364,11 @@ def _read_bytes(path: Path) -> bytes | None:
         return handle.read()
 
 
-def _changed_bytes(base: bytes | None, change: Callable[[str], str | None]) -> bytes | None:
+def _changed_bytes(
+    base: bytes | None, change: Callable[[str], str | None], raw: bool = False
+) -> bytes | None:
     old = decode_note(base or b"")
-    crlf = uses_crlf(old)
+    crlf = uses_crlf(old) and not raw
     new = change(old.replace("\r\n", "\n") if crlf else old)
     if new is None:
         return None
@@ -497,8 +511,14 @@ def append_text(path: Path, addition: Callable[[str], str | None]) -> tuple[int,
                 refuse_symlink(path)
             raise
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            opened = os.fstat(fd)
+            if not stat.S_ISREG(opened.st_mode):
                 raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
+            if opened.st_nlink > 1:  # the same file may be reached from outside the vault
+                raise PathOutsideVaultError(
+                    f"{path} has {opened.st_nlink} hard links; vaultmem does not append to a "
+                    "file that may live outside the vault too (copy it to make it its own)"
+                )
             text = decode_note(_read_all(fd), str(path))
             extra = addition(text)
             if extra is None:
@@ -557,16 +577,32 @@ def _still_at(path: Path, fd: int) -> bool:
 # -- the write lock -----------------------------------------------------------------------
 
 
+_held = threading.local()  # per thread: the lock files it holds, and how deep
+
+
 @contextlib.contextmanager
 def vault_write_lock(state_dir: Path, timeout: float = 10.0) -> Iterator[None]:
     """Serialize vaultmem's own writers of one vault (processes and threads alike) with an
     ``flock`` on ``.vaultmem/write.lock``; the kernel drops it if the process dies.
+
+    Reentrant within a thread: a write made while the same thread holds the lock (a sync
+    rebuilding ``MEMORY.md`` in the middle of its merge) goes ahead instead of waiting for
+    itself.
 
     Raises:
         VaultmemError: the lock cannot be taken (held too long, or ``.vaultmem`` is not
             writable).
     """
     assert fcntl is not None, "the write lock needs flock (not on Windows)"
+    key = str(state_dir)
+    depth: dict[str, int] = _held.__dict__.setdefault("depth", {})
+    if depth.get(key):
+        depth[key] += 1
+        try:
+            yield
+        finally:
+            depth[key] -= 1
+        return
     try:
         fd = os.open(state_dir / "write.lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
     except OSError as exc:
@@ -588,6 +624,10 @@ def vault_write_lock(state_dir: Path, timeout: float = 10.0) -> Iterator[None]:
                     ) from None
                 time.sleep(0.005)
         clean_temp_files(state_dir)
-        yield
+        depth[key] = 1
+        try:
+            yield
+        finally:
+            depth[key] = 0
     finally:
         os.close(fd)  # closing the descriptor releases the lock

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import NotStoredError, VaultmemError
-from ..parse import parse_document
+from ..parse import CODE_SPAN, parse_document
 from ..writes import STATE_DIR, append_text, inside_vault, uses_crlf, vault_write_lock
 
 # MASK and mask_secrets are re-exported: callers that imported them from here keep working.
@@ -173,7 +173,8 @@ def _closer(body: str) -> str | None:
                         return f"</{tag.group(1).lower() if tag else 'pre'}>"
                     return end
             return ""  # an HTML block that ends at a blank line
-    comments = sum(b.text.count("%%") for b in doc.blocks if b.kind != "code")
+    # ``%%`` inside inline code (`%%`) opens no comment, in Obsidian as here.
+    comments = sum(CODE_SPAN.sub("", b.text).count("%%") for b in doc.blocks if b.kind != "code")
     return "%%" if comments % 2 else None
 
 

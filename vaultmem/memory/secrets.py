@@ -236,6 +236,11 @@ _AUTH_HEADER = re.compile(
 )
 # <password>...</password> in XML and .NET configs
 _XML = re.compile(r"<(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,60})>(?=(?P<qv>[^<\n\[\]]{1,256})</)")
+# mysql -uroot -pS3cr3t: the password glued to -p (a bare -p asks for it instead)
+_MYSQL = re.compile(
+    r"(?<![A-Za-z0-9_\-])mysql(?:dump|admin|sh|import)?[ \t][^\n|;&]{0,200}?(?<=[ \t])"
+    r"(?:-p|--password=)" + _VALUE
+)
 _CURL_USER = re.compile(
     r"(?<![A-Za-z0-9_\-])(?:-u|--user)[ \t=]{1,3}[\"']?[^\s:\"'\[\]]{1,64}:" + _VALUE
 )
@@ -344,7 +349,7 @@ def _formats(text: str) -> Iterator[Finding]:
 def _labelled(text: str) -> list[Finding]:
     out: list[Finding] = []
     covered = 0  # values already masked end here: later labels inside them are skipped
-    for pattern in (_LABELLED, _LABELLED_ZH, _AUTH_HEADER, _XML, _CURL_USER):
+    for pattern in (_LABELLED, _LABELLED_ZH, _AUTH_HEADER, _XML, _CURL_USER, _MYSQL):
         covered = 0
         for match in pattern.finditer(text):
             start, end = _value_span(match)
@@ -356,13 +361,14 @@ def _labelled(text: str) -> list[Finding]:
             parameter = _NEXT_PARAMETER.search(value)  # ?token=...&page=2
             trimmed = value[: parameter.start()] if parameter else value
             trimmed = trimmed.rstrip(".,:;)")
-            if not _credential(trimmed, _family(match, pattern), _weak(match, pattern)):
+            password = _family(match, pattern)
+            if not _credential(trimmed, password, _weak(match, pattern), _assigned(match, pattern)):
                 continue
             if len(trimmed) == 256 and not match.group("qv"):  # longer than the bound
                 end = _run_end(text, end)
             else:
                 end = start + len(trimmed)
-            out.append(Finding(start, end, "password" if _family(match, pattern) else "secret"))
+            out.append(Finding(start, end, "password" if password else "secret"))
             covered = end
     return out
 
@@ -412,7 +418,7 @@ def _names_a_secret(key: str, code_like: bool) -> bool:
 
 def _family(match: re.Match[str], pattern: re.Pattern[str]) -> bool:
     """Whether the label names a password (any word may be one) rather than a token."""
-    if pattern is _CURL_USER:
+    if pattern in (_CURL_USER, _MYSQL):
         return True
     if pattern is _LABELLED_ZH:
         return match.group("key") in ("密码", "口令")
@@ -420,6 +426,15 @@ def _family(match: re.Match[str], pattern: re.Pattern[str]) -> bool:
         parts = _components(match.group("key"))
         return any(p in _PASSWORD_WORDS or re.search("pass(?:word|wd)s?$", p) for p in parts)
     return False
+
+
+def _assigned(match: re.Match[str], pattern: re.Pattern[str]) -> bool:
+    """Code, not prose: ``passwd=letmein``, ``"password": "letmein"``, ``-pS3cret``."""
+    if pattern is _MYSQL:
+        return True
+    if pattern is not _LABELLED or match.group("op") is None:
+        return False
+    return match.group("op") in ("=", ":=", "=>") or match.group("qv") is not None
 
 
 def _weak(match: re.Match[str], pattern: re.Pattern[str]) -> bool:
@@ -462,11 +477,12 @@ def _placeholder(value: str) -> bool:
     )
 
 
-def _credential(value: str, password: bool, weak: bool) -> bool:
+def _credential(value: str, password: bool, weak: bool, assigned: bool = False) -> bool:
     """Whether a labelled value looks like a credential rather than a word or a setting.
 
     A password label accepts more (``hunter22``, a six-digit PIN) than a token label or a
-    label followed by a bare space, which need a random-looking value of eight or more.
+    label followed by a bare space, which need a random-looking value of eight or more. A
+    password assigned in code or config (``passwd=letmein``) is one even when it is a word.
     """
     if len(value) < 6 or _placeholder(value) or _ORDINARY.fullmatch(value):
         return False
@@ -474,7 +490,7 @@ def _credential(value: str, password: bool, weak: bool) -> bool:
     if not core or (weak and not value[0].isalnum()):
         return False  # "password (prompted if omitted)": prose punctuation, not a value
     if _WORDLIKE.fullmatch(core):
-        return _random_letters(core)
+        return _random_letters(core) or (password and assigned and "-" not in core)
     if password and not weak:
         return True
     if len(value) < 8 or value.isdigit() or not re.search(r"[A-Za-z]", value):
