@@ -368,3 +368,17 @@ def test_writes_go_on_after_the_temp_folder_is_removed(vault: Vault) -> None:
     shutil.rmtree(vault.root / ".vaultmem/tmp")
     update_text(vault.root / "facts/a.md", lambda old: old + "- two\n")
     assert (vault.root / "facts/a.md").read_text() == "- one\n- two\n"
+
+
+def test_a_symlinked_memory_md_is_left_alone_and_facts_still_land(
+    vault: Vault, tmp_path: Path
+) -> None:
+    agent_file = write(tmp_path, "agent/CLAUDE.md", "# the agent's own file\n")
+    (vault.root / "MEMORY.md").unlink()
+    (vault.root / "MEMORY.md").symlink_to(agent_file)
+    vault.remember("Remember that Alice is allergic to peanuts", importance=1.0, now=NOON)
+    report = vault.consolidate(today=NOON.date())
+    assert report.new_facts == 1
+    assert any("MEMORY.md is a symlink" in notice for notice in report.notices)
+    assert agent_file.read_text() == "# the agent's own file\n"
+    assert (vault.root / "MEMORY.md").is_symlink()

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import VaultmemError
+from ..errors import PathOutsideVaultError, VaultmemError
 from ..writes import NotUTF8Error, inside_vault, update_text, vault_write_lock
 
 Change = Callable[[str], str]
@@ -82,12 +82,14 @@ class Edits:
         return "".join(part if part.endswith("\n") else part + "\n" for part in parts)
 
     def apply(self, root: Path, state_dir: Path) -> tuple[list[str], list[str]]:
-        """Write every change. Returns the paths written and one notice per note left alone
-        (not valid UTF-8: rewriting it would change the bytes vaultmem cannot read).
+        """Write every change. Returns the paths written and one notice per note left alone:
+        not valid UTF-8 (rewriting it would change the bytes vaultmem cannot read), or a
+        generated page (``MEMORY.md``, ``topics/``) that is a symlink (people link
+        ``MEMORY.md`` into an agent's folder; vaultmem does not write through the link).
 
         Raises:
-            PathOutsideVaultError: a note to write is a symlink or in a folder that links
-                out of the vault; the notes before it in the plan are written.
+            PathOutsideVaultError: a note of facts to write is a symlink or in a folder that
+                links out of the vault; the notes before it in the plan are written.
             VaultmemError: a note could not be written.
         """
         written, notices = [], []
@@ -107,6 +109,10 @@ class Edits:
                         written.append(path)
             except NotUTF8Error:
                 notices.append(f"{path}: not valid UTF-8; left unchanged")
+            except PathOutsideVaultError as exc:
+                if not (path == "MEMORY.md" or path.startswith("topics/")):
+                    raise  # a fact has no other place to go: stop before the memory log
+                notices.append(f"{exc}; left unchanged")
             except OSError as exc:
                 raise VaultmemError(f"cannot write {path}: {exc.strerror or exc}") from exc
         return written, notices
