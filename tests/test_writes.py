@@ -21,7 +21,8 @@ from conftest import write
 from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.errors import NotStoredError
-from vaultmem.writes import TEMP_PREFIX, clean_temp_files, update_text
+from vaultmem.state import TEMP_PREFIX, clean_temp_files
+from vaultmem.writes import update_text
 
 NOON = dt.datetime(2026, 11, 22, 12, 5)
 NOTE = "memory/2026-11-22.md"

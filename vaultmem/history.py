@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import git
 
 from .errors import GitError, VaultmemError
-from .writes import TEMP_PREFIX
+from .state import TEMP_PREFIX
 
 if TYPE_CHECKING:
     from .sync import SyncResult

@@ -32,15 +32,8 @@ import git
 from .errors import GitError
 from .history import EMPTY_TREE, MEMORY_LOG, NEVER_COMMITTED, Commit, History
 from .merge import merge_file
-from .writes import (
-    STATE_DIR,
-    TEMP_DIR,
-    NotUTF8Error,
-    append_bytes,
-    atomic_write,
-    update_text,
-    vault_write_lock,
-)
+from .state import STATE_DIR, TEMP_DIR, vault_write_lock
+from .writes import NotUTF8Error, append_bytes, atomic_write, update_text
 
 
 @dataclass

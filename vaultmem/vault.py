@@ -31,8 +31,9 @@ from .indexing import IndexReport, Progress, plan_changes, update_index
 from .memory.remember import capture, store_line
 from .parse import parse_document, split_lines
 from .search import Hit
+from .state import STATE_DIR, create_private, secure_state_dir, vault_write_lock
 from .watchlock import daemon_pid
-from .writes import STATE_DIR, atomic_write, create_private, secure_state_dir, vault_write_lock
+from .writes import atomic_write
 
 if TYPE_CHECKING:
     from .history import Commit, History, LineVersion, RestoreResult

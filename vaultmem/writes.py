@@ -21,11 +21,7 @@ a file, and what each one promises (``docs/guarantees.md``):
 * **Symlinks**: no write goes through a symlinked file, and ``inside_vault`` refuses a path
   whose folders lead out of the vault (``PathOutsideVaultError``), so a link can never make
   vaultmem write, or copy, a file elsewhere.
-* **Temp files** live in ``.vaultmem/tmp/`` (git-ignored, never indexed) when the note is
-  in a vault on the same file system; leftovers of a killed process are removed by the next
-  write (``clean_temp_files``).
-* **Private state**: ``.vaultmem/`` is made ``0700`` and the files vaultmem creates there
-  ``0600``: the index holds every note's words (``secure_state_dir``).
+* **Temp files** live in ``.vaultmem/tmp/`` (``state.py``), never beside the notes.
 """
 
 from __future__ import annotations
@@ -36,8 +32,6 @@ import errno
 import os
 import stat
 import sys
-import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from functools import lru_cache
@@ -50,15 +44,7 @@ try:
     import fcntl
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
-
-STATE_DIR = ".vaultmem"
-TEMP_DIR = "tmp"
-# Our temp files start with this prefix so the watcher, the scan and git can ignore them.
-TEMP_PREFIX = ".vaultmem-tmp-"
-# A temp file older than this belongs to a process that died: no write takes this long.
-STALE_TEMP_SECONDS = 600.0
-PRIVATE_DIR_MODE = 0o700
-PRIVATE_FILE_MODE = 0o600
+from .state import new_file_mode, write_temp
 
 
 class NotUTF8Error(VaultmemError):
@@ -105,97 +91,6 @@ def refuse_symlink(path: Path, shown: str | None = None) -> None:
         )
 
 
-# -- the state folder and temp files ----------------------------------------------------
-
-
-def secure_state_dir(state_dir: Path) -> None:
-    """Make ``.vaultmem/`` private to its owner (``0700``), as ssh and gpg do with theirs.
-    Best effort: a folder we do not own or cannot change is left as it is."""
-    with contextlib.suppress(OSError):
-        mode = stat.S_IMODE(state_dir.stat().st_mode)
-        if mode & 0o077:
-            state_dir.chmod(mode & PRIVATE_DIR_MODE)
-
-
-def create_private(path: Path) -> None:
-    """Create ``path`` (a state file such as the index) readable by its owner only, or make
-    an existing one so. Best effort, like ``secure_state_dir``."""
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
-                os.fchmod(fd, PRIVATE_FILE_MODE)
-        finally:
-            os.close(fd)
-
-
-@lru_cache(maxsize=256)
-def _temp_dir_for(folder: str) -> str:
-    """Where to write a temp file for a file in ``folder``: the nearest vault's
-    ``.vaultmem/tmp/`` when it is on the same file system (a rename cannot cross file
-    systems), else ``folder`` itself."""
-    here = Path(folder)
-    for candidate in (here, *here.parents):
-        state = candidate / STATE_DIR
-        if state.is_dir() and not state.is_symlink():
-            temp = state / TEMP_DIR
-            try:
-                temp.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
-                if temp.stat().st_dev == here.stat().st_dev:
-                    return str(temp)
-            except OSError:
-                pass
-            break
-    return folder
-
-
-def clean_temp_files(state_dir: Path, older_than: float = STALE_TEMP_SECONDS) -> int:
-    """Remove temp files left by killed processes (older than ``older_than`` seconds) from
-    ``.vaultmem/tmp/``. Returns how many were removed."""
-    removed = 0
-    cutoff = time.time() - older_than
-    with contextlib.suppress(OSError), os.scandir(state_dir / TEMP_DIR) as entries:
-        for entry in entries:
-            with contextlib.suppress(OSError):
-                if entry.name.startswith(TEMP_PREFIX) and entry.stat().st_mtime < cutoff:
-                    os.unlink(entry.path)
-                    removed += 1
-    return removed
-
-
-def _new_file_mode(folder: Path) -> int:
-    if folder.name == STATE_DIR or STATE_DIR in folder.parts:
-        return PRIVATE_FILE_MODE
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _write_temp(path: Path, data: bytes) -> str:
-    """``data`` in a new, fsynced temp file with ``path``'s permissions; returns its name."""
-    try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        mode = _new_file_mode(path.parent)
-    folder = _temp_dir_for(str(path.parent))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=folder)
-    except FileNotFoundError:  # someone removed .vaultmem/tmp/ since we looked: make it again
-        Path(folder).mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return tmp
-
-
 # -- whole-file writes ------------------------------------------------------------------
 
 
@@ -212,7 +107,7 @@ def atomic_write(path: Path, data: bytes, *, exclusive: bool = False) -> bool:
     """
     refuse_symlink(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _write_temp(path, data)
+    tmp = write_temp(path, data)
     try:
         if exclusive:
             created = _link_new(tmp, path, data)
@@ -343,7 +238,7 @@ def append_bytes(path: Path, data: bytes) -> None:
     """Append ``data`` to a file (created if missing) with ``O_APPEND``, then ``fsync``; a
     line others append meanwhile is never overwritten."""
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(path, flags, _new_file_mode(path.parent))
+    fd = os.open(path, flags, new_file_mode(path.parent))
     try:
         _append_all(fd, data)
         os.fsync(fd)
@@ -409,7 +304,7 @@ def _swap_in(
     ``swapped`` is false when nothing was written because the note appeared or vanished
     since we read it: then compute again from what is there now.
     """
-    tmp = _write_temp(path, data)
+    tmp = write_temp(path, data)
     displaced: BinaryIO | None = None
     try:
         if expected is None:
@@ -505,7 +400,7 @@ def append_text(path: Path, addition: Callable[[str], str | None]) -> tuple[int,
     for _ in range(3):
         flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
-            fd = os.open(path, flags, _new_file_mode(path.parent))
+            fd = os.open(path, flags, new_file_mode(path.parent))
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 refuse_symlink(path)
@@ -572,62 +467,3 @@ def _still_at(path: Path, fd: int) -> bool:
         return False
     mine = os.fstat(fd)
     return (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
-
-
-# -- the write lock -----------------------------------------------------------------------
-
-
-_held = threading.local()  # per thread: the lock files it holds, and how deep
-
-
-@contextlib.contextmanager
-def vault_write_lock(state_dir: Path, timeout: float = 10.0) -> Iterator[None]:
-    """Serialize vaultmem's own writers of one vault (processes and threads alike) with an
-    ``flock`` on ``.vaultmem/write.lock``; the kernel drops it if the process dies.
-
-    Reentrant within a thread: a write made while the same thread holds the lock (a sync
-    rebuilding ``MEMORY.md`` in the middle of its merge) goes ahead instead of waiting for
-    itself.
-
-    Raises:
-        VaultmemError: the lock cannot be taken (held too long, or ``.vaultmem`` is not
-            writable).
-    """
-    assert fcntl is not None, "the write lock needs flock (not on Windows)"
-    key = str(state_dir)
-    depth: dict[str, int] = _held.__dict__.setdefault("depth", {})
-    if depth.get(key):
-        depth[key] += 1
-        try:
-            yield
-        finally:
-            depth[key] -= 1
-        return
-    try:
-        fd = os.open(state_dir / "write.lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
-    except OSError as exc:
-        raise VaultmemError(
-            f"cannot open {state_dir / 'write.lock'} ({exc.strerror or exc}); "
-            f"vaultmem needs to write in {state_dir}"
-        ) from exc
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise VaultmemError(
-                        f"another vaultmem process held {state_dir / 'write.lock'} for "
-                        f"{timeout:.0f} s; try again"
-                    ) from None
-                time.sleep(0.005)
-        clean_temp_files(state_dir)
-        depth[key] = 1
-        try:
-            yield
-        finally:
-            depth[key] = 0
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock

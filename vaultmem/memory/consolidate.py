@@ -33,12 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
-from ..context import BlockError, Section, block_of, count_tokens, fit, replace_block
+from ..context import BlockError, block_of, count_tokens, replace_block
 from ..files import FileStat, read_note, scan_notes
 from ..merge import is_conflict_copy
 from ..parse import find_links
 from ..writes import atomic_write
-from .categories import is_lesson, route
+from .categories import route
 from .conflicts import FactSet
 from .edits import Edits, block_ids
 from .extract import extract
@@ -61,6 +61,7 @@ from .facts import (
     without_fields,
 )
 from .ledger import Ledger
+from .memory_md import build_block
 from .remember import ECHO_MARKERS, NOISE_PREFIXES
 from .scoring import entities, likelihood, score
 from .secrets import mask_secrets
@@ -472,81 +473,30 @@ class Consolidation:
         self._set_block(MEMORY_FILE, block, "# Memory\n\n")
 
     def memory_block(self) -> str:
-        """``MEMORY.md``'s generated block for the facts as planned."""
-        live = [f for f in self._live() if f.id or f.text]
-        score = {id(f): self._score(f) for f in live}  # once: sorting and counting need it
-        scored = sorted(live, key=lambda f: (-score[id(f)], f.id or ""))
-        shown: set[int] = set()
-
-        def lines(facts: list[Fact], limit: int | None = None) -> list[str]:
-            out = []
-            for fact in facts:
-                if id(fact) in shown:
-                    continue
-                shown.add(id(fact))
-                text = fact.text if len(fact.text) <= 200 else fact.text[:199] + "…"
-                out.append(f"- {text}" + (f" ({fact.id})" if fact.id else ""))
-                if limit is not None and len(out) >= limit:
-                    break
-            return out
-
-        owner = [f for f in scored if f.pinned or f.kind in ("identity", "health", "safety")]
-        identity = Section("Owner and identity", lines(owner), 1)
-        context = Section("Active context", self._active_context(), 2)
-        lessons = Section(
-            "Lessons",
-            lines([f for f in scored if is_lesson(f.path)], self.memory.lessons),
-            3,
+        """``MEMORY.md``'s generated block for the facts as planned (``memory_md.py``)."""
+        return build_block(
+            [f for f in self._live() if f.id or f.text],
+            self._score,
+            archived=sum(1 for f in self.facts if f.archived or f.moved),
+            topics=self.topics,
+            open_tasks=self._open_tasks(),
+            today=self.today,
+            config=self.memory,
         )
-        recent = Section("Last days", self._highlights(live), 4)
-        top = Section("Top facts", lines(scored), 5)
-        counts = {name: 0 for name in TIERS}
-        for fact in live:
-            counts[tier(score[id(fact)], self.memory)] += 1
-        archived = sum(1 for f in self.facts if f.archived or f.moved)
-        index = Section(
-            "Vault",
-            [
-                f"{len(live)} facts ({counts['hot']} hot, {counts['warm']} warm, "
-                f"{counts['cold']} cold), {archived} archived, {len(self.topics)}"
-                " topics; find more with `vaultmem search`."
-            ],
-            0,
-        )
-        return fit([identity, context, lessons, top, recent, index], self.memory.budget_tokens)
 
-    def _active_context(self) -> list[str]:
-        out = []
-        hot = sorted(
-            (t for t in self.topics if t.status(self.today, self.memory) == "active"),
-            key=lambda t: -t.hotness(self.today, self.memory),
-        )
-        out += [
-            f"- [[{t.path.removesuffix('.md')}|{t.name}]] ({t.kind}, hotness "
-            f"{t.hotness(self.today, self.memory):.2f})"
-            for t in hot[:10]
-        ]
+    def _open_tasks(self) -> list[tuple[str, str]]:
+        """``(words, date)`` of the open tasks (``- [ ]``) of the last two weeks' notes."""
         since = (self.today - dt.timedelta(days=14)).isoformat()
 
         def recent(path: str) -> bool:
             return (daily_date(path) or "") >= since
 
-        for path, text, _ in self.notes("memory", recent):
-            day = daily_date(path)
-            out += [f"- [ ] {e.text} ({day})" for e in parse_entries(text) if e.open_task]
-        return out
-
-    def _highlights(self, live: list[Fact]) -> list[str]:
-        first = self.today - dt.timedelta(days=self.memory.highlight_days - 1)
-        by_day: defaultdict[dt.date, list[Fact]] = defaultdict(list)
-        for fact in live:
-            if fact.day and first <= fact.day <= self.today:
-                by_day[fact.day].append(fact)
-        out = []
-        for day in sorted(by_day, reverse=True):
-            best = sorted(by_day[day], key=lambda f: (-f.importance, f.id or ""))[:3]
-            out.append(f"- {day}: " + "; ".join(f.text[:120] for f in best))
-        return out
+        return [
+            (entry.text, daily_date(path) or "")
+            for path, text, _ in self.notes("memory", recent)
+            for entry in parse_entries(text)
+            if entry.open_task
+        ]
 
     def tier_counts(self) -> dict[str, dict[str, int]]:
         """Facts per file, by tier (``archive`` for the files of ``archive/``)."""

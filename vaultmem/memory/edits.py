@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import PathOutsideVaultError, VaultmemError
-from ..writes import NotUTF8Error, inside_vault, update_text, vault_write_lock
+from ..state import vault_write_lock
+from ..writes import NotUTF8Error, inside_vault, update_text
 
 Change = Callable[[str], str]
 

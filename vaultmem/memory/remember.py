@@ -27,7 +27,8 @@ from pathlib import Path
 
 from ..errors import NotStoredError, VaultmemError
 from ..parse import CODE_SPAN, parse_document
-from ..writes import STATE_DIR, append_text, inside_vault, uses_crlf, vault_write_lock
+from ..state import STATE_DIR, vault_write_lock
+from ..writes import append_text, inside_vault, uses_crlf
 
 # MASK and mask_secrets are re-exported: callers that imported them from here keep working.
 from .secrets import MASK as MASK
