@@ -236,11 +236,11 @@ _AUTH_HEADER = re.compile(
 )
 # <password>...</password> in XML and .NET configs
 _XML = re.compile(r"<(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,60})>(?=(?P<qv>[^<\n\[\]]{1,256})</)")
-# mysql -uroot -pS3cr3t: the password glued to -p (a bare -p asks for it instead)
-_MYSQL = re.compile(
-    r"(?<![A-Za-z0-9_\-])mysql(?:dump|admin|sh|import)?[ \t][^\n|;&]{0,200}?(?<=[ \t])"
-    r"(?:-p|--password=)" + _VALUE
-)
+# mysql -uroot -pS3cr3t: the password glued to -p (a bare -p asks for it instead). Each -p
+# is matched on its own and the command looked for before it on its line, so a second pass
+# sees the same matches as the first (idempotence).
+_MYSQL = re.compile(r"(?<=[ \t])(?:-p|--password=)" + _VALUE)
+_MYSQL_COMMAND = re.compile(r"(?<![A-Za-z0-9_\-])mysql(?:dump|admin|sh|import)?[ \t]")
 _CURL_USER = re.compile(
     r"(?<![A-Za-z0-9_\-])(?:-u|--user)[ \t=]{1,3}[\"']?[^\s:\"'\[\]]{1,64}:" + _VALUE
 )
@@ -393,6 +393,10 @@ def _components(key: str) -> list[str]:
 
 
 def _is_label(match: re.Match[str], pattern: re.Pattern[str]) -> bool:
+    if pattern is _MYSQL:
+        text, start = match.string, match.start()
+        line = text[max(text.rfind("\n", 0, start) + 1, start - 300) : start]  # bounded
+        return _MYSQL_COMMAND.search(line) is not None
     if pattern is _XML:
         return _names_a_secret(match.group("key"), code_like=True)
     if pattern is not _LABELLED:
