@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from collections.abc import Iterator
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -146,3 +149,25 @@ def two_devices(tmp_path: Path) -> tuple[Vault, Vault]:
     a.sync()
     git.Repo.clone_from(str(bare), str(tmp_path / "b"))
     return a, Vault(tmp_path / "b")
+
+
+def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``vaultmem ARGS --vault ROOT`` as a real process: exit code, stdout, stderr."""
+    return subprocess.run(
+        [sys.executable, "-m", "vaultmem", *args, "--vault", str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+
+def wait_for(condition: Callable[[], object], timeout: float = 60.0) -> None:
+    """Poll until ``condition()`` is true; fail after ``timeout`` seconds (generous: tests
+    never assert a speed)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"condition not met within {timeout} s")

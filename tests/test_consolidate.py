@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import write
+from conftest import run_cli, write
 
 from vaultmem import Vault
 from vaultmem.context import BEGIN, END, block_of, count_tokens
@@ -345,15 +345,6 @@ def test_forget_an_unknown_id_is_a_clear_error(vault: Vault) -> None:
 
     with pytest.raises(VaultmemError, match="no memory line has the block id"):
         vault.forget("fdeadbeef00")
-
-
-def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "vaultmem", *args, "--vault", str(root)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def many_lines(vault: Vault, days: int = 6, per_day: int = 40) -> None:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, write
+from conftest import SHARED, run_cli, write
 
 from vaultmem import Vault
 from vaultmem.errors import AmbiguousIdError
@@ -39,15 +39,6 @@ def notes(root: Path) -> dict[str, str]:
         for folder in ("memory", "facts", "archive", "topics")
         for p in sorted((root / folder).rglob("*.md"))
     }
-
-
-def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "vaultmem", *args, "--vault", str(root)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def head(root: Path) -> str:

@@ -12,14 +12,13 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SHARED, chunk_rows, write
+from conftest import SHARED, chunk_rows, wait_for, write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
@@ -27,15 +26,6 @@ from vaultmem.watch import running_watcher
 
 DEADLINE = 60.0
 SECRET = "outsidesecretword"
-
-
-def wait_for(condition: Callable[[], object], timeout: float = DEADLINE) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if condition():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"condition not met within {timeout} s")
 
 
 def run(*args: str) -> tuple[int, str, str]:

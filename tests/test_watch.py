@@ -12,26 +12,17 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import chunk_rows, write
+from conftest import chunk_rows, wait_for, write
 
 from vaultmem import Vault
 from vaultmem.errors import DaemonRunningError
 from vaultmem.watch import daemon_pid, next_batch, running_watcher
 
 DEADLINE = 60.0  # generous: the tests never assert a speed
-
-
-def wait_for(condition: Callable[[], object], timeout: float = DEADLINE) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if condition():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"condition not met within {timeout} s")
 
 
 def found(vault: Vault, query: str, path: str | None = None) -> bool:

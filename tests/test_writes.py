@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import write
+from conftest import run_cli, write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
@@ -44,12 +44,6 @@ PERSON = (
     "        note.write(f'- person line {i}\\n')\n"
     "    time.sleep(0.002)\n"  # a person types slower than a loop; no sleep hides a race here
 )
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "vaultmem", *args], capture_output=True, text=True, timeout=120
-    )
 
 
 def test_remember_keeps_every_line_a_person_appends_meanwhile(vault: Vault) -> None:
@@ -187,7 +181,7 @@ def test_a_symlinked_daily_note_is_refused_and_left_alone(vault: Vault, tmp_path
     outside = write(tmp_path, "outside.md", "private text outside the vault\n")
     today = vault.root / f"memory/{dt.date.today()}.md"
     today.symlink_to(outside)
-    result = _run("remember", "hello", "--vault", str(vault.root))
+    result = run_cli(vault.root, "remember", "hello")
     assert result.returncode == 1
     assert result.stderr.startswith("Error: the memory was not stored: ")
     assert "symlink" in result.stderr and "Traceback" not in result.stderr
@@ -202,7 +196,7 @@ def test_consolidation_never_writes_through_a_symlinked_fact_file(
     (vault.root / "facts/general.md").symlink_to(outside)
     vault.remember("Remember the project deadline is Friday", importance=1.0, now=NOON)
     vault.history.commit("before")
-    result = _run("consolidate", "--today", "2026-11-22", "--vault", str(vault.root))
+    result = run_cli(vault.root, "consolidate", "--today", "2026-11-22")
     assert result.returncode == 1 and "symlink" in result.stderr
     assert outside.read_text() == "private text outside the vault\n"
     assert (vault.root / "facts/general.md").is_symlink()
@@ -237,7 +231,7 @@ def test_remember_into_a_note_that_is_not_utf8_stores_nothing_and_says_so(
     vault: Vault, content: bytes, reason: str
 ) -> None:
     note = write(vault.root, f"memory/{dt.date.today()}.md", content)
-    result = _run("remember", "a new memory", "--vault", str(vault.root))
+    result = run_cli(vault.root, "remember", "a new memory")
     assert result.returncode == 1, result.stderr
     assert result.stderr.count("\n") == 1 and reason in result.stderr
     assert "not stored" in result.stderr
@@ -246,7 +240,7 @@ def test_remember_into_a_note_that_is_not_utf8_stores_nothing_and_says_so(
 
 def test_remember_when_the_daily_note_is_a_folder(vault: Vault) -> None:
     (vault.root / f"memory/{dt.date.today()}.md").mkdir()
-    result = _run("remember", "a new memory", "--vault", str(vault.root))
+    result = run_cli(vault.root, "remember", "a new memory")
     assert result.returncode == 1
     assert result.stderr.startswith("Error: the memory was not stored: ")
     assert "not a regular file" in result.stderr
@@ -254,7 +248,7 @@ def test_remember_when_the_daily_note_is_a_folder(vault: Vault) -> None:
 
 def test_remember_when_the_lock_cannot_be_taken(vault: Vault) -> None:
     (vault.root / ".vaultmem/write.lock").mkdir()  # as root, chmod cannot make it unwritable
-    result = _run("remember", "a new memory", "--vault", str(vault.root))
+    result = run_cli(vault.root, "remember", "a new memory")
     assert result.returncode == 1 and "not stored" in result.stderr
     assert not (vault.root / f"memory/{dt.date.today()}.md").exists()
 
@@ -286,7 +280,7 @@ def test_stored_but_not_indexed_is_a_success_with_a_warning(vault: Vault) -> Non
     holder = sqlite3.connect(vault.root / ".vaultmem/index.db")
     holder.execute("BEGIN IMMEDIATE")  # a long reindex holds the index
     try:
-        result = _run("remember", "kept while the index is busy", "--vault", str(vault.root))
+        result = run_cli(vault.root, "remember", "kept while the index is busy")
     finally:
         holder.rollback()
         holder.close()
@@ -335,14 +329,14 @@ def test_a_stale_temp_file_is_cleaned_by_the_next_write(vault: Vault) -> None:
 
 @pytest.mark.parametrize("text", ["   ", "[cron: nightly] backup ran", "[heartbeat ok"])
 def test_remember_exits_1_when_it_skips_the_text(vault: Vault, text: str) -> None:
-    result = _run("remember", text, "--vault", str(vault.root))
+    result = run_cli(vault.root, "remember", text)
     assert result.returncode == 1
     assert result.stderr.startswith("not stored: ") and result.stdout == ""
 
 
 def test_remember_of_the_same_message_again_exits_0(vault: Vault) -> None:
-    first = _run("remember", "Bob moved to Berlin", "--session", "s1", "--vault", str(vault.root))
-    again = _run("remember", "Bob moved to Berlin", "--session", "s1", "--vault", str(vault.root))
+    first = run_cli(vault.root, "remember", "Bob moved to Berlin", "--session", "s1")
+    again = run_cli(vault.root, "remember", "Bob moved to Berlin", "--session", "s1")
     assert first.returncode == again.returncode == 0
     assert again.stdout.startswith("already remembered ^m")
 
@@ -357,7 +351,7 @@ def test_percent_signs_in_inline_code_open_no_comment(vault: Vault) -> None:
 def test_a_hard_linked_daily_note_is_refused(vault: Vault, tmp_path: Path) -> None:
     outside = write(tmp_path, "outside.md", "# outside the vault\n")
     os.link(outside, vault.root / f"memory/{dt.date.today()}.md")
-    result = _run("remember", "must not reach outside", "--vault", str(vault.root))
+    result = run_cli(vault.root, "remember", "must not reach outside")
     assert result.returncode == 1 and "hard links" in result.stderr
     assert outside.read_text() == "# outside the vault\n"
 

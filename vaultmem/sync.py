@@ -79,7 +79,7 @@ def sync(
         upstream = f"{name}/{branch}"
         if history.run("branch", "-r", "--list", upstream).strip():
             before = _head(history)
-            _merge(history, upstream, name, result, after_merge)
+            _merge(history, before, upstream, name, result, after_merge)
             changed = history.run("diff", "--name-only", before or EMPTY_TREE, "HEAD", "--", ".")
             result.pulled += [history._vault_relative(p) for p in changed.split("\n") if p]
         if _head(history) is None:
@@ -143,13 +143,13 @@ def _fetch(history: History, remote: str) -> None:
 
 def _merge(
     history: History,
+    ours: str | None,
     upstream: str,
     remote: str,
     result: SyncResult,
     after_merge: Callable[[], object] | None,
 ) -> None:
-    """Merge ``upstream`` into the branch (see the module docstring)."""
-    ours = _head(history)
+    """Merge ``upstream`` into the branch at ``ours`` (see the module docstring)."""
     theirs = history.run("rev-parse", upstream).strip()
     if ours is not None and _is_ancestor(history, theirs, ours):
         return  # nothing new there
@@ -227,7 +227,7 @@ def _merge_files(history: History, base: str, theirs: str, remote: str, result: 
         mine, other = _stage(history, 2, top_path), _stage(history, 3, top_path)
         keep = mine if mine is not None else other
         if keep is not None:
-            _write(history.top / top_path, keep)
+            atomic_write(history.top / top_path, keep)
         if mine is not None and other is not None and mine != other:
             _keep_theirs(history, history._vault_relative(top_path), other, remote, when, result)
 
@@ -236,7 +236,7 @@ def _keep_theirs(
     history: History, rel: str, theirs: bytes, remote: str, when: dt.datetime, result: SyncResult
 ) -> None:
     copy = conflict_copy_name(rel, remote, when)
-    _write(history.root / copy, theirs)
+    atomic_write(history.root / copy, theirs)
     result.conflicts.append((rel, copy))
 
 
@@ -280,11 +280,6 @@ def _read(path: Path) -> bytes | None:
         return path.read_bytes()
     except FileNotFoundError:
         return None
-
-
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, data)
 
 
 def _changed(history: History, old: str, new: str) -> list[str]:

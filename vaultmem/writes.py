@@ -39,12 +39,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .errors import PathOutsideVaultError, VaultmemError
+from .state import new_file_mode, write_temp
 
 try:
     import fcntl
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
-from .state import new_file_mode, write_temp
 
 
 class NotUTF8Error(VaultmemError):
@@ -414,14 +414,18 @@ def append_text(path: Path, addition: Callable[[str], str | None]) -> tuple[int,
                     f"{path} has {opened.st_nlink} hard links; vaultmem does not append to a "
                     "file that may live outside the vault too (copy it to make it its own)"
                 )
-            text = decode_note(_read_all(fd), str(path))
+            data = _read_all(fd)
+            text = decode_note(data, str(path))
             extra = addition(text)
             if extra is None:
                 return None
             offset = _append_all(fd, extra.encode("utf-8"))
             os.fsync(fd)
             if _still_at(path, fd):
-                return offset, _read_all(fd)[:offset].decode("utf-8", errors="replace")
+                # Only what others appended between our read and our write is read again.
+                between = os.pread(fd, max(offset - len(data), 0), len(data))
+                before = data[:offset] + between
+                return offset, before.decode("utf-8", errors="replace")
             # The note was replaced (an editor's save) after we opened it: our line went to
             # the old file. Append again to the new one (``addition`` sees it there or not).
         finally:

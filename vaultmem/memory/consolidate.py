@@ -321,7 +321,7 @@ class Consolidation:
         pending = self.pending.get(fact.path, {})
         if fact.id in pending:
             pending[fact.id] = change(pending[fact.id])
-        elif self.id_lines.get(fact.path, Counter())[fact.id] > 1:
+        elif self._lines_with_id(fact) > 1:
             self.report.notices.append(
                 f"{fact.path}: ^{fact.id} is on several lines; give each its own id "
                 "(left unchanged)"
@@ -368,11 +368,15 @@ class Consolidation:
                 strike = partial(with_fields, fields=marks, strike=True)
                 self.report.superseded += self._change_fact(old, strike)
 
+    def _lines_with_id(self, fact: Fact) -> int:
+        """How many lines of the fact's note end with its id (an edit by id needs one)."""
+        return self.id_lines.get(fact.path, Counter())[fact.id or ""]
+
     def _drop_copy(self, fact: Fact, keep: Fact) -> None:
         """Remove one of two copies of a fact line (``keep`` stays) unless its id is on
         more than one line of its note, where removing by id could take the wrong one."""
         assert fact.id is not None
-        if self.id_lines.get(fact.path, Counter())[fact.id] != 1:
+        if self._lines_with_id(fact) != 1:
             self.report.notices.append(
                 f"{fact.path}: ^{fact.id} is on several lines; its copy in {keep.path} "
                 "was left as it is"

@@ -348,9 +348,8 @@ def _formats(text: str) -> Iterator[Finding]:
 
 def _labelled(text: str) -> list[Finding]:
     out: list[Finding] = []
-    covered = 0  # values already masked end here: later labels inside them are skipped
     for pattern in (_LABELLED, _LABELLED_ZH, _AUTH_HEADER, _XML, _CURL_USER, _MYSQL):
-        covered = 0
+        covered = 0  # values already masked end here: later labels inside them are skipped
         for match in pattern.finditer(text):
             start, end = _value_span(match)
             if start < covered or not _is_label(match, pattern):
@@ -395,7 +394,9 @@ def _components(key: str) -> list[str]:
 def _is_label(match: re.Match[str], pattern: re.Pattern[str]) -> bool:
     if pattern is _MYSQL:
         text, start = match.string, match.start()
-        line = text[max(text.rfind("\n", 0, start) + 1, start - 300) : start]  # bounded
+        earliest = max(0, start - 300)  # bounded: a long line of -p stays linear
+        newline = text.rfind("\n", earliest, start)
+        line = text[newline + 1 if newline >= 0 else earliest : start]
         return _MYSQL_COMMAND.search(line) is not None
     if pattern is _XML:
         return _names_a_secret(match.group("key"), code_like=True)
