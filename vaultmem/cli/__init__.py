@@ -1,0 +1,16 @@
+"""The ``vaultmem`` command line: a thin click layer over ``Vault``.
+
+Each command parses its options, makes one ``Vault`` call and prints. Errors the library
+raises (``VaultmemError``) become one ``Error: ...`` line on stderr and exit code 1; bad
+options exit 2 (click's usage errors). ``--json`` output goes to stdout only; notices and
+progress go to stderr. See ``docs/cli.md``.
+
+The commands live by concept: ``notes`` (init, index, search, show, status, watch),
+``git`` (commit, log, diff, restore, sync), ``memory`` (remember, consolidate, forget,
+tree, validate); ``common`` holds what they share.
+"""
+
+from . import git, memory, notes
+from .common import cli
+
+__all__ = ["cli", "git", "memory", "notes"]

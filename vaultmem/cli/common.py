@@ -1,0 +1,106 @@
+"""What every command shares: the group, error handling, ``--vault``, ``--json``, and
+argument checks. Each command module registers its commands on ``cli`` from here."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from .. import __version__
+from ..errors import VaultmemError
+from ..vault import Vault
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class VaultmemGroup(click.Group):
+    """A click group that turns library errors into one clear line, in one place."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except VaultmemError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+class FreeTextCommand(click.Command):
+    """A command whose arguments are free text or paths: a word that starts with ``-`` but
+    is no option of the command (``-----BEGIN``, ``-foo``, ``--not-an-option``) is taken
+    as the argument, not refused. ``--`` still ends the options."""
+
+    ignore_unknown_options = True
+
+
+def vault_option(func: F) -> F:
+    """``--vault PATH``, shared by every command that works on a vault."""
+    return click.option(
+        "--vault",
+        "vault_path",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="The vault folder (default: $VAULTMEM_VAULT, else the nearest folder at or "
+        "above the current one that holds .vaultmem/).",
+    )(func)
+
+
+def json_option(func: F) -> F:
+    """``--json``: machine-readable output on stdout."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+@contextlib.contextmanager
+def open_vault(vault_path: Path | None) -> Iterator[Vault]:
+    """Find and open the vault; afterwards print what it did on its own, as warnings."""
+    with Vault.find(vault_path) as vault:
+        try:
+            yield vault
+        finally:
+            for notice in vault.notices:
+                click.echo(f"Warning: {notice}", err=True)
+
+
+@click.group(cls=VaultmemGroup)
+@click.version_option(__version__, prog_name="vaultmem")
+def cli() -> None:
+    """Long-term memory for AI agents, in plain Markdown files.
+
+    A vault is a folder of Markdown notes with a disposable SQLite search index in
+    .vaultmem/. Start with `vaultmem init PATH --example`, then `vaultmem search QUERY`.
+    """
+
+
+def utf8(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Reject arguments holding bytes that are not UTF-8 (shells can pass any bytes)."""
+    if value is not None:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise click.BadParameter("is not valid UTF-8 text") from None
+    return value
+
+
+def date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a date like 2026-11-22") from None
+
+
+def split_line(target: str) -> tuple[str, int | None]:
+    """``PATH:LINE`` -> (PATH, LINE); a suffix that is not 1-9 ASCII digits is part of PATH."""
+    head, sep, tail = target.rpartition(":")
+    if sep and re.fullmatch(r"[0-9]{1,9}", tail):
+        return head, int(tail)
+    return target, None

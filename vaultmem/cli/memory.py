@@ -1,0 +1,214 @@
+"""Commands of the memory pipeline: remember, consolidate, forget, tree, validate."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from pathlib import Path
+
+import click
+
+from ..files import shown_path
+from .common import (
+    FreeTextCommand,
+    cli,
+    date,
+    echo_json,
+    json_option,
+    open_vault,
+    utf8,
+    vault_option,
+)
+
+
+@cli.command(cls=FreeTextCommand)
+@click.argument("text", callback=utf8)
+@click.option("--role", default="user", show_default=True, help="Who said it: user, agent, ...")
+@click.option("--source", help="Where it came from (a chat, a channel, a tool).")
+@click.option("--session", help="The conversation it belongs to; part of the line's id.")
+@click.option("--tag", "tags", multiple=True, help="A tag for the line (repeatable).")
+@click.option(
+    "--importance", type=click.FloatRange(0, 1), help="How much it matters, 0 to 1 [scored later]."
+)
+@json_option
+@vault_option
+def remember(
+    text: str,
+    role: str,
+    source: str | None,
+    session: str | None,
+    tags: tuple[str, ...],
+    importance: float | None,
+    as_json: bool,
+    vault_path: Path | None,
+) -> None:
+    """Append TEXT to today's daily note as one line, and index it at once.
+
+    The same message (same session and words) is stored once; noise (empty text, [cron:
+    and [heartbeat lines, vaultmem's own context) is skipped; secrets are masked.
+    Exit code 0: stored (now, or already before); 1: not stored (skipped as noise, or an
+    error), so an agent can tell from the code alone.
+
+    Example: vaultmem remember "Alice is allergic to peanuts" --tag health --source chat
+    """
+    with open_vault(vault_path) as vault:
+        done = vault.remember(
+            text, role=role, source=source, session=session, tags=tags, importance=importance
+        )
+    stored = done.block_id is not None  # now, or already before (same session and words)
+    if as_json:
+        echo_json(
+            {
+                "path": done.path,
+                "line": done.line,
+                "block_id": done.block_id,
+                "skipped": done.skipped,
+                "masked": done.masked,
+            }
+        )
+    else:
+        if done.masked:
+            click.echo(f"Warning: {done.masked} secret(s) masked before storing", err=True)
+        if not stored:
+            click.echo(f"not stored: {done.skipped}", err=True)
+        elif done.skipped:
+            click.echo(f"already remembered ^{done.block_id} (stored before, not again)")
+        else:
+            click.echo(f"remembered {done.path}:{done.line} ^{done.block_id}")
+    if not stored:
+        sys.exit(1)
+
+
+@cli.command()
+@click.option(
+    "--mode",
+    type=click.Choice(["quick", "daily", "full"]),
+    default="daily",
+    show_default=True,
+    help="quick: decay and MEMORY.md only; daily: new lines too; full: rescore every line.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the diff it would make; write nothing.")
+@click.option("--today", callback=date, help="Run as of this YYYY-MM-DD (default: today).")
+@json_option
+@vault_option
+def consolidate(
+    mode: str, dry_run: bool, today: str | None, as_json: bool, vault_path: Path | None
+) -> None:
+    """Distill daily notes into facts and topics, decay, and rebuild MEMORY.md's block.
+
+    Rules only, no model. A second run changes nothing; a run that was killed can simply be
+    run again. Ends in one git commit when the vault is a git repository.
+
+    Example: vaultmem consolidate --dry-run
+    """
+    when = dt.date.fromisoformat(today) if today else None
+    with open_vault(vault_path) as vault:
+        report = vault.consolidate(mode, dry_run=dry_run, today=when)
+    for notice in report.notices:
+        click.echo(f"Warning: {notice}", err=True)
+    if as_json:
+        echo_json(report.as_dict())
+        return
+    if dry_run:
+        click.echo(report.diff, nl=False)
+        click.echo(f"(dry run) {report.summary()}", err=True)
+        return
+    click.echo(report.summary())
+    click.echo(
+        f"{report.collected} lines collected, {report.admitted} admitted; "
+        f"{len(report.changed)} files changed"
+        + (f"; commit {report.commit[:10]}" if report.commit else "")
+    )
+
+
+@cli.command(cls=FreeTextCommand)
+@click.argument("ident", metavar="ID", callback=utf8)
+@click.option("--reason", callback=utf8, help="Why, kept beside the struck words.")
+@click.option(
+    "--hard", is_flag=True, help="Remove the words from the files (git history keeps them)."
+)
+@json_option
+@vault_option
+def forget(
+    ident: str, reason: str | None, hard: bool, as_json: bool, vault_path: Path | None
+) -> None:
+    """Take back a memory by its block id: a fact (f...) or a daily-note line.
+
+    The words are struck through and kept, with the date and reason; --hard removes them
+    from the working files. Either way consolidation will not distill them again.
+
+    Example: vaultmem forget f3a9c1d2e4 --reason "moved away"
+    """
+    with open_vault(vault_path) as vault:
+        done = vault.forget(ident, reason=reason, hard=hard)
+    if as_json:
+        echo_json(
+            {
+                "block_id": done.block_id,
+                "lines": done.lines,
+                "changed": done.changed,
+                "commit": done.commit,
+            }
+        )
+        return
+    for notice in done.notices:
+        click.echo(f"Warning: {notice}", err=True)
+    verb = "removed" if hard else "struck through"
+    for line in done.lines:
+        click.echo(f"{verb} {line}")
+
+
+@cli.command()
+@json_option
+@vault_option
+def tree(as_json: bool, vault_path: Path | None) -> None:
+    """Show the fact categories with how many facts each holds, by tier.
+
+    Example: vaultmem tree
+    """
+    with open_vault(vault_path) as vault:
+        counts = vault.tiers()
+    if as_json:
+        echo_json(counts)
+        return
+    columns = ("hot", "warm", "cold", "superseded", "archive")
+    totals: dict[str, dict[str, int]] = {}
+    for path, row in counts.items():
+        parts = path.removesuffix(".md").split("/")
+        for depth in range(1, len(parts) + 1):
+            key = "/".join(parts[:depth]) + ("" if depth == len(parts) else "/")
+            into = totals.setdefault(key, dict.fromkeys(columns, 0))
+            for column in columns:
+                into[column] += row.get(column, 0)
+    click.echo(f"{'':44}" + "".join(f"{c:>11}" for c in columns))
+    for key in sorted(totals):
+        depth = key.rstrip("/").count("/")
+        name = (
+            "  " * depth + key.rstrip("/").rsplit("/", 1)[-1] + ("/" if key.endswith("/") else "")
+        )
+        click.echo(f"{name[:44]:44}" + "".join(f"{totals[key][c]:>11}" for c in columns))
+
+
+@cli.command()
+@json_option
+@vault_option
+def validate(as_json: bool, vault_path: Path | None) -> None:
+    """Check the vault: broken links, facts without a source, malformed inline fields,
+    duplicate block ids, secrets, entries missing the URL or command they mention.
+
+    Exit code 0 when clean, 1 when problems were found.
+
+    Example: vaultmem validate
+    """
+    with open_vault(vault_path) as vault:
+        problems = vault.validate()
+    if as_json:
+        echo_json([vars(p) for p in problems])
+    else:
+        for problem in problems:
+            click.echo(
+                f"{shown_path(problem.path)}:{problem.line}: {problem.kind}: {problem.message}"
+            )
+        click.echo(f"{len(problems)} problem(s)" if problems else "no problems", err=True)
+    if problems:
+        sys.exit(1)

@@ -1,0 +1,297 @@
+"""Commands over notes and the index: init, index, reindex, search, show, status, watch."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..files import shown_path
+from ..indexing import IndexReport
+from ..search import MAX_LIMIT, highlight_spans, parse_query
+from ..vault import Vault
+from .common import (
+    FreeTextCommand,
+    cli,
+    date,
+    echo_json,
+    json_option,
+    open_vault,
+    split_line,
+    utf8,
+    vault_option,
+)
+
+
+@cli.command(cls=FreeTextCommand)
+@click.argument("path", type=click.Path(path_type=Path), default=".")
+@click.option("--example", is_flag=True, help="Add a small example memory (English and Chinese).")
+def init(path: Path, example: bool) -> None:
+    """Create a vault at PATH, or adopt the notes folder already there.
+
+    Adds only missing files, never changes an existing one, makes the folder a git
+    repository (if it is not in one) and commits.
+
+    Example: vaultmem init ~/memory --example
+    """
+    report = Vault.init(path, example=example)
+    click.echo(
+        f"vault ready at {report.root}: {len(report.created)} files added, "
+        f"{len(report.kept)} existing files kept"
+        + ("" if report.committed else " (nothing to commit)")
+    )
+
+
+def _run_index(vault: Vault, rebuild: bool) -> IndexReport:
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None and total >= 500 and sys.stderr.isatty():
+            bar = click.progressbar(length=total, label="indexing", file=sys.stderr)
+            bar.__enter__()
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        report = vault.reindex(progress) if rebuild else vault.index(progress)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    return report
+
+
+@cli.command()
+@vault_option
+def index(vault_path: Path | None) -> None:
+    """Update the index: read only the notes that changed since the last run.
+
+    Example: vaultmem index --vault ~/memory
+    """
+    with open_vault(vault_path) as vault:
+        click.echo(_run_index(vault, rebuild=False).summary())
+
+
+@cli.command()
+@vault_option
+def reindex(vault_path: Path | None) -> None:
+    """Delete the index and rebuild it from the files.
+
+    Example: vaultmem reindex
+    """
+    with open_vault(vault_path) as vault:
+        click.echo(_run_index(vault, rebuild=True).summary())
+
+
+def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
+    flat = text.replace("\n", " ")
+    start = 0
+    if len(flat) > width and spans:
+        start = max(0, spans[0][0] - width // 3)
+        space = flat.find(" ", start, spans[0][0])
+        start = space + 1 if start and space != -1 else start  # begin at a word
+    end = min(len(flat), start + width)
+    out = ["…" if start else ""]
+    pos = start
+    for s, e in spans:
+        if e <= start or s >= end:
+            continue
+        s, e = max(s, start), min(e, end)
+        out.append(flat[pos:s])
+        out.append(click.style(flat[s:e], bold=True, fg="yellow"))
+        pos = e
+    out.append(flat[pos:end])
+    out.append("…" if end < len(flat) else "")
+    return "".join(out)
+
+
+@cli.command(cls=FreeTextCommand)
+@click.argument("query", callback=utf8, required=False, default="")
+@click.option(
+    "--limit", "-n", type=click.IntRange(1, MAX_LIMIT), default=None, help="Most hits to show [10]."
+)
+@click.option(
+    "--path",
+    "path_glob",
+    callback=utf8,
+    help="Only notes whose path matches this glob, e.g. 'memory/*'.",
+)
+@click.option(
+    "--tag",
+    callback=utf8,
+    help="Only chunks with this tag (inline or frontmatter; nested tags match).",
+)
+@click.option("--since", callback=date, help="Only chunks dated on or after YYYY-MM-DD.")
+@click.option("--until", callback=date, help="Only chunks dated on or before YYYY-MM-DD.")
+@click.option(
+    "--url", callback=utf8, help="Only facts whose [url:: ] holds this text (QUERY optional)."
+)
+@click.option("--all", "include_archive", is_flag=True, help="Search the archive too.")
+@json_option
+@vault_option
+def search(
+    query: str,
+    limit: int | None,
+    path_glob: str | None,
+    tag: str | None,
+    since: str | None,
+    until: str | None,
+    url: str | None,
+    include_archive: bool,
+    as_json: bool,
+    vault_path: Path | None,
+) -> None:
+    """Search the vault for QUERY, best matches first.
+
+    Words are OR-ed and chunks holding more of them rank first; "quoted phrases" and
+    prefix* keep their meaning; Chinese, Japanese and Korean work without spaces.
+    Exit code 0 with hits, 1 with none.
+
+    Example: vaultmem search "budget review" --since 2026-01-01 --json
+    """
+    if not query and not url:
+        raise click.UsageError("give a QUERY, or --url")
+    with open_vault(vault_path) as vault:
+        hits = vault.search(
+            query,
+            limit=limit,
+            path=path_glob,
+            tag=tag,
+            since=since,
+            until=until,
+            url=url,
+            include_archive=include_archive,
+        )
+    if as_json:
+        echo_json([hit.as_dict() for hit in hits])
+    else:
+        parsed = parse_query(query)
+        for hit in hits:
+            heading = f"  {click.style(hit.heading, fg='cyan')}" if hit.heading else ""
+            where = f"{shown_path(hit.path)}:{hit.line_start}"
+            click.echo(f"{click.style(where, fg='green')}{heading}")
+            click.echo(f"    {_snippet(hit.text, highlight_spans(parsed, hit.text))}")
+        if not hits:
+            click.echo("no matches", err=True)
+    if not hits:
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--quiet", "-q", is_flag=True, help="Log only errors and warnings, not every batch.")
+@click.option(
+    "--autocommit",
+    type=click.FloatRange(min=0.1),
+    metavar="SECONDS",
+    help="Commit to git after this many seconds without changes [off].",
+)
+@click.option(
+    "--sync",
+    "sync_every",
+    type=click.FloatRange(min=1),
+    metavar="SECONDS",
+    help="Sync with the git remote on this interval [off].",
+)
+@vault_option
+def watch(
+    quiet: bool, autocommit: float | None, sync_every: float | None, vault_path: Path | None
+) -> None:
+    """Keep the index following the notes: every edit is searchable within a second.
+
+    Reconciles the index on start, then re-indexes what changes, from any editor or from
+    git. One daemon per vault; stop it with Ctrl-C or SIGTERM. See docs/daemon.md.
+
+    Example: vaultmem watch --vault ~/memory
+    """
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+
+    def log(line: str) -> None:
+        if quiet and line.startswith("batch:"):
+            return
+        click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True)
+
+    with open_vault(vault_path) as vault:
+        vault.watch(stop, log, autocommit=autocommit, sync_every=sync_every)
+
+
+@cli.command()
+@json_option
+@vault_option
+def status(as_json: bool, vault_path: Path | None) -> None:
+    """Show what the index holds, which notes changed since it was updated, and warnings.
+
+    Example: vaultmem status --json
+    """
+    with open_vault(vault_path) as vault:
+        st = vault.status()
+    if as_json:
+        echo_json(
+            {
+                "vault": st.vault,
+                "files": st.files,
+                "chunks": st.chunks,
+                "index_bytes": st.index_bytes,
+                "stale": st.stale,
+                "warnings": [{"path": p, "warnings": w} for p, w in st.warnings],
+                "daemon_pid": st.daemon_pid,
+            }
+        )
+        return
+    click.echo(f"vault:    {st.vault}")
+    daemon = f"running (pid {st.daemon_pid})" if st.daemon_pid else "not running"
+    click.echo(f"daemon:   {daemon}")
+    click.echo(
+        f"indexed:  {st.files} files, {st.chunks} chunks, index {st.index_bytes / 1e6:.1f} MB"
+    )
+    click.echo(
+        f"stale:    {len(st.stale)} files changed since the last index run"
+        + (" (run `vaultmem index`)" if st.stale else "")
+    )
+    for path in st.stale[:20]:
+        click.echo(f"  {shown_path(path)}")
+    click.echo(f"warnings: {len(st.warnings)} files")
+    for path, warnings in st.warnings:
+        for warning in warnings:
+            click.echo(f"  {shown_path(path)}: {warning}")
+
+
+@cli.command(cls=FreeTextCommand)
+@click.argument("target", metavar="PATH[:LINE]")
+@click.option(
+    "--context",
+    "-C",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Lines of context around the block.",
+)
+@json_option
+@vault_option
+def show(target: str, context: int, as_json: bool, vault_path: Path | None) -> None:
+    """Print a note, or with PATH:LINE the block holding that line, with line numbers.
+
+    Example: vaultmem show memory/2026-11-20.md:14
+    """
+    path, line = split_line(target)
+    with open_vault(vault_path) as vault:
+        excerpt = vault.show(path, line, context)
+    end = excerpt.line_start + len(excerpt.lines) - 1
+    if as_json:
+        echo_json(
+            {
+                "path": excerpt.path,
+                "line_start": excerpt.line_start,
+                "line_end": end,
+                "text": "\n".join(excerpt.lines),
+            }
+        )
+        return
+    width = len(str(end))
+    for number, text in enumerate(excerpt.lines, excerpt.line_start):
+        click.echo(f"{number:>{width}} | {text}")
