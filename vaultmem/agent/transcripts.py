@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NotStoredError, VaultmemError
-from ..memory.remember import Capture, capture, daily_note_path, store_lines
+from ..memory.remember import Capture, block_id, capture, daily_note_path, store_lines
 from .formats import FORMATS, PARSERS, Context, Message, detect
 
 # How many entries auto-detection looks at: the first ones always tell (a header or the
@@ -142,7 +142,7 @@ def capture_transcript(
         return report
     parse, ctx = PARSERS[name], Context()
     messages = (m for entry in itertools.chain(head, stream) for m in parse(entry, ctx))
-    days, undated = _lines_by_day(messages, report, transcript, name, agent, session)
+    days, undated = _lines_by_day(root, messages, report, transcript, name, agent, session)
     report.malformed = entries.malformed
     if undated:
         _drop_stored_elsewhere(root, days, undated, report)
@@ -152,6 +152,7 @@ def capture_transcript(
 
 
 def _lines_by_day(
+    root: Path,
     messages: Iterator[Message],
     report: CaptureReport,
     transcript: Path,
@@ -163,6 +164,7 @@ def _lines_by_day(
     (their date can change as the file grows, so they are looked for in every note)."""
     days: dict[dt.date, list[Capture]] = {}
     undated: set[str] = set()
+    stored = _StoredIds(root)
     said: dict[tuple[str, str, str], int] = {}
     previous: dt.datetime | None = None
     mtime: dt.datetime | None = None
@@ -182,6 +184,11 @@ def _lines_by_day(
             seen = (who, message.role, " ".join(message.text.split()).casefold())
             said[seen] = said.get(seen, 0) + 1
             key = f"#{said[seen]}"
+        # Most of a re-run's messages are stored already: knowing it from the id spares
+        # masking their secrets again (the costly part). The locked append checks again.
+        if block_id(who, message.text.strip(), key) in stored.of(when.date()):
+            report.already += 1
+            continue
         made = capture(
             message.text, now=when, role=message.role, source=fmt, session=who, agent=agent, key=key
         )
@@ -193,6 +200,23 @@ def _lines_by_day(
         if when is mtime:
             undated.add(made.block_id)
     return days, undated
+
+
+class _StoredIds:
+    """The block ids at line ends in each day's note, read once per day."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.days: dict[dt.date, set[str]] = {}
+
+    def of(self, day: dt.date) -> set[str]:
+        if day not in self.days:
+            try:
+                text = (self.root / daily_note_path(day)).read_text("utf-8", "replace")
+            except OSError:  # no note yet (or not a file: the append reports it)
+                text = ""
+            self.days[day] = set(_ID_AT_END.findall(text))
+        return self.days[day]
 
 
 def _local(time: dt.datetime | None) -> dt.datetime | None:
