@@ -163,8 +163,9 @@ def hook_commands(
 
 def is_ours(handler: object) -> bool:
     """Whether a hook entry runs vaultmem's ``context --hook`` or ``capture --hook``: by the
-    words of its command (``.../vaultmem context --hook``, ``python -m vaultmem capture
-    --hook``), whatever the path, the quoting or the other keys of the entry."""
+    words of its command (``.../vaultmem context --hook``, ``python -I -m vaultmem capture
+    --hook``), whatever the path, the quoting or the other keys of the entry. vaultmem must
+    be the program run, not an argument of another one (``echo vaultmem ...``)."""
     if not isinstance(handler, dict):
         return False
     command = handler.get("command")
@@ -174,15 +175,25 @@ def is_ours(handler: object) -> bool:
         words = shlex.split(command)
     except ValueError:  # unbalanced quotes: not a command we wrote
         return False
-    for i, word in enumerate(words):
-        if os.path.basename(word).lower() in _EXECUTABLES:
-            rest = words[i + 1 :]
-        elif word == "-m" and words[i + 1 : i + 2] == ["vaultmem"]:
-            rest = words[i + 2 :]
-        else:
-            continue
-        return bool(rest) and rest[0] in _ROLES and HOOK_FLAG in rest
-    return False
+    while words and "=" in words[0] and not words[0].startswith("="):
+        words = words[1:]  # VAR=value before the program
+    rest = _vaultmem_arguments(words)
+    return rest is not None and rest[:1] in (["context"], ["capture"]) and HOOK_FLAG in rest
+
+
+def _vaultmem_arguments(words: list[str]) -> list[str] | None:
+    """The arguments given to vaultmem, if ``words`` run it (as a script, or as an
+    interpreter's ``-m vaultmem`` after only options); else ``None``."""
+    if not words:
+        return None
+    if os.path.basename(words[0]).lower() in _EXECUTABLES:
+        return words[1:]
+    for i, word in enumerate(words[1:], 1):
+        if word == "-m":
+            return words[i + 2 :] if words[i + 1 : i + 2] == ["vaultmem"] else None
+        if not word.startswith("-"):
+            return None
+    return None
 
 
 # -- the merge (pure) --------------------------------------------------------------------
