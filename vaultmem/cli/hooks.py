@@ -28,6 +28,8 @@ def hooks() -> None:
     Edits only vaultmem's own entries in the host's hook file (Claude Code:
     ~/.claude/settings.json; Codex: ~/.codex/hooks.json); every other setting and hook is
     kept. See docs/agents.md.
+
+    Example: vaultmem hooks install claude-code --vault ~/memory
     """
 
 
