@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .agent.transcripts import CaptureReport, capture_transcript
 from .config import Config, load_config
@@ -701,15 +701,18 @@ class Vault:
         *,
         autocommit: float | None = None,
         sync_every: float | None = None,
+        events: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         """Keep the index following the files until ``stop`` is set (see ``vaultmem.watch``).
+        ``log`` gets each event as a line for people, ``events`` as an object (the fields
+        of ``vaultmem watch --json``, docs/json-output.md).
 
         Raises:
             DaemonRunningError: another daemon is watching this vault.
         """
         from .watch import Watcher
 
-        Watcher(self, log, autocommit=autocommit, sync_every=sync_every).run(
+        Watcher(self, log, autocommit=autocommit, sync_every=sync_every, events=events).run(
             stop or threading.Event()
         )
 

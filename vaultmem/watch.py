@@ -36,7 +36,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from watchdog.events import (
     DirCreatedEvent,
@@ -77,6 +77,9 @@ RECONCILE_EVERY = 600.0
 STATUS_NAME = "watch.json"
 Change = tuple[str, str]  # ("file" | "folder", vault-relative path)
 Log = Callable[[str], None]
+#: One event as a JSON-ready object: ``{"event": kind, "at": unix time, "message": the log
+#: line, ...fields of that kind}`` (``vaultmem watch --json``; docs/json-output.md).
+Events = Callable[[dict[str, Any]], None]
 
 
 @dataclass
@@ -185,6 +188,16 @@ def _scope(batch: set[Change]) -> tuple[list[str], list[str]]:
     return paths, outer
 
 
+def _report_fields(report: IndexReport) -> dict[str, Any]:
+    return {
+        "files": report.files,
+        "changed": report.changed,
+        "removed": report.removed,
+        "chunks": report.chunks,
+        "seconds": round(report.seconds, 3),
+    }
+
+
 class Watcher:
     """Keeps one vault's index following its files until ``stop`` is set."""
 
@@ -196,8 +209,10 @@ class Watcher:
         quiet: float = 0.02,
         autocommit: float | None = None,
         sync_every: float | None = None,
+        events: Events | None = None,
     ) -> None:
         self.vault = vault
+        self.events = events
         self.autocommit = autocommit
         self.sync_every = sync_every
         self._last_change: float | None = None  # monotonic time of the last uncommitted batch
@@ -249,9 +264,13 @@ class Watcher:
             self.vault.db.conn.execute("PRAGMA busy_timeout = 500")
             report = self._reconcile()
             if report is not None:
-                self.log(
+                self._say(
+                    "started",
                     f"watching {self.vault.root} (pid {os.getpid()}); index up to date: "
-                    f"{report.summary()}"
+                    f"{report.summary()}",
+                    pid=os.getpid(),
+                    vault=str(self.vault.root),
+                    index=_report_fields(report),
                 )
             self._write_status(force=True)
             if ready is not None:
@@ -263,8 +282,9 @@ class Watcher:
                     self._rebuild_deleted_index()
                 if alarm.raised.is_set() or time.monotonic() - last_reconcile > RECONCILE_EVERY:
                     if alarm.raised.is_set():
-                        self.log(
-                            "warning: the kernel dropped file events; reconciling the whole vault"
+                        self._say(
+                            "warning",
+                            "warning: the kernel dropped file events; reconciling the whole vault",
                         )
                     alarm.raised.clear()
                     batch = set()
@@ -282,7 +302,7 @@ class Watcher:
             self._write_status(force=True, running=False)
             self.lock.release()
             self.vault.close()
-            self.log("stopped")
+            self._say("stopped", "stopped")
 
     def _reconcile(self) -> IndexReport | None:
         """A full stat-based index run; ``None`` if it could not finish (stop, or the index
@@ -314,7 +334,7 @@ class Watcher:
             self._reconcile()
             return
         for notice in report.notices:
-            self.log(f"warning: {notice}")
+            self._say("warning", f"warning: {notice}")
         if not (report.files or report.removed):
             return  # only deleted attachments and the like: nothing the index knew
         ms = (time.perf_counter() - started) * 1000
@@ -327,9 +347,11 @@ class Watcher:
             "chunks": report.written,
             "ms": round(ms, 1),
         }
-        self.log(
+        self._say(
+            "batch",
             f"batch: {report.files} files ({report.changed} changed, {report.removed} removed), "
-            f"{report.written} chunks written, {ms:.0f} ms"
+            f"{report.written} chunks written, {ms:.0f} ms",
+            **self.status.last_batch,
         )
 
     def _git_chores(self) -> None:
@@ -340,9 +362,19 @@ class Watcher:
                 self._last_sync = now
                 self._last_change = None
                 result = self.vault.sync()
-                self.log(f"sync with {result.remote}: {len(result.pulled)} files from the merge")
+                self._say(
+                    "sync",
+                    f"sync with {result.remote}: {len(result.pulled)} files from the merge",
+                    remote=result.remote,
+                    pulled=result.pulled,
+                    pushed=result.pushed,
+                    conflicts=[{"note": note, "copy": copy} for note, copy in result.conflicts],
+                )
                 for note, copy in result.conflicts:
-                    self.log(f"warning: sync conflict: {note} kept; the other side is in {copy}")
+                    self._say(
+                        "warning",
+                        f"warning: sync conflict: {note} kept; the other side is in {copy}",
+                    )
             elif (
                 self.autocommit is not None
                 and self._last_change is not None
@@ -351,19 +383,37 @@ class Watcher:
                 self._last_change = None
                 made = self.vault.commit()
                 if made is not None:
-                    self.log(f"commit {made.sha[:10]}: {made.message}")
+                    self._say(
+                        "commit",
+                        f"commit {made.sha[:10]}: {made.message}",
+                        commit={
+                            "sha": made.sha,
+                            "message": made.message,
+                            "files": list(made.files),
+                        },
+                    )
         except VaultmemError as exc:
             self._failed(f"git: {exc}")
 
     def _rebuild_deleted_index(self) -> None:
         self.vault.close()
         report = self.vault.index()
-        self.log(f"index file was deleted; rebuilt: {report.summary()}")
+        self._say(
+            "rebuilt",
+            f"index file was deleted; rebuilt: {report.summary()}",
+            index=_report_fields(report),
+        )
 
     def _failed(self, message: str) -> None:
         self.status.errors += 1
         self.status.last_error = message
-        self.log(f"error: {message}")
+        self._say("error", f"error: {message}")
+
+    def _say(self, kind: str, message: str, **fields: Any) -> None:
+        """One event: the log line for people, and the same as an object for programs."""
+        self.log(message)
+        if self.events is not None:
+            self.events({"event": kind, "at": time.time(), "message": message, **fields})
 
     def _write_status(self, *, force: bool = False, running: bool = True) -> None:
         """Refresh ``watch.json`` when something changed, at most once a second: an idle

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
+from ..history import Commit
 from .common import (
     FreeTextCommand,
     cli,
@@ -19,16 +21,33 @@ from .common import (
 )
 
 
+def commit_dict(made: Commit | None) -> dict[str, Any] | None:
+    """A commit for --json output (``null`` for none)."""
+    if made is None:
+        return None
+    return {
+        "sha": made.sha,
+        "date": made.date,
+        "author": made.author,
+        "message": made.message,
+        "files": list(made.files),
+    }
+
+
 @cli.command()
 @click.option("--message", "-m", help="The commit message [default: what changed, by kind].")
+@json_option
 @vault_option
-def commit(message: str | None, vault_path: Path | None) -> None:
+def commit(message: str | None, as_json: bool, vault_path: Path | None) -> None:
     """Commit the vault's changes to git (the index and caches stay out).
 
     Example: vaultmem commit -m "corrected Alice's allergy"
     """
     with open_vault(vault_path) as vault:
         made = vault.commit(message)
+    if as_json:
+        echo_json({"committed": made is not None, "commit": commit_dict(made)})
+        return
     click.echo(f"{made.sha[:10]} {made.message}" if made else "nothing to commit")
 
 
@@ -87,14 +106,19 @@ def log(target: str | None, since: str | None, as_json: bool, vault_path: Path |
 @cli.command(cls=FreeTextCommand)
 @click.argument("rev", required=False)
 @click.argument("path", required=False)
+@json_option
 @vault_option
-def diff(rev: str | None, path: str | None, vault_path: Path | None) -> None:
+def diff(rev: str | None, path: str | None, as_json: bool, vault_path: Path | None) -> None:
     """Show what changed since a revision (default: since the last commit).
 
     Example: vaultmem diff HEAD~3 MEMORY.md
     """
     with open_vault(vault_path) as vault:
-        click.echo(vault.diff(rev, path), nl=False)
+        text = vault.diff(rev, path)
+    if as_json:
+        echo_json({"rev": rev, "path": path, "diff": text})
+        return
+    click.echo(text, nl=False)
 
 
 @cli.command(cls=FreeTextCommand)
@@ -108,8 +132,11 @@ def diff(rev: str | None, path: str | None, vault_path: Path | None) -> None:
     type=click.Path(path_type=Path),
     help="Write the snapshot into this new folder instead.",
 )
+@json_option
 @vault_option
-def restore(at: str, paths: tuple[str, ...], to: Path | None, vault_path: Path | None) -> None:
+def restore(
+    at: str, paths: tuple[str, ...], to: Path | None, as_json: bool, vault_path: Path | None
+) -> None:
     """Bring back the vault (or PATHS) as it was at a revision or date.
 
     Without --to, the present state is committed first and the restore is a new commit,
@@ -120,6 +147,17 @@ def restore(at: str, paths: tuple[str, ...], to: Path | None, vault_path: Path |
     """
     with open_vault(vault_path) as vault:
         result = vault.restore(at, paths, to)
+    if as_json:
+        echo_json(
+            {
+                "at": at,
+                "to": str(to) if to else None,
+                "paths": result.paths,
+                "commit": commit_dict(result.commit),
+                "saved": commit_dict(result.saved),
+            }
+        )
+        return
     if not to and not result.paths:
         click.echo(f"nothing to restore: already as at {at}")
         return
@@ -129,8 +167,9 @@ def restore(at: str, paths: tuple[str, ...], to: Path | None, vault_path: Path |
 
 @cli.command()
 @click.option("--remote", help="The git remote to sync with [default: origin].")
+@json_option
 @vault_option
-def sync(remote: str | None, vault_path: Path | None) -> None:
+def sync(remote: str | None, as_json: bool, vault_path: Path | None) -> None:
     """Commit, fetch, merge and push, then index what changed. Never force-pushes.
 
     Each device's facts and daily lines are all kept (merged by block id) and MEMORY.md and
@@ -141,6 +180,18 @@ def sync(remote: str | None, vault_path: Path | None) -> None:
     """
     with open_vault(vault_path) as vault:
         result = vault.sync(remote)
+    if as_json:
+        echo_json(
+            {
+                "remote": result.remote,
+                "branch": result.branch,
+                "committed": commit_dict(result.committed),
+                "pulled": result.pulled,
+                "pushed": result.pushed,
+                "conflicts": [{"note": note, "copy": copy} for note, copy in result.conflicts],
+            }
+        )
+        sys.exit(1 if result.conflicts else 0)
     done = "pushed" if result.pushed else "not pushed"
     committed = f"committed {result.committed.sha[:10]}, " if result.committed else ""
     click.echo(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import threading
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,8 @@ from .common import (
 @cli.command(cls=FreeTextCommand)
 @click.argument("path", type=click.Path(path_type=Path), default=".")
 @click.option("--example", is_flag=True, help="Add a small example memory (English and Chinese).")
-def init(path: Path, example: bool) -> None:
+@json_option
+def init(path: Path, example: bool, as_json: bool) -> None:
     """Create a vault at PATH, or adopt the notes folder already there.
 
     Adds only missing files, never changes an existing one, makes the folder a git
@@ -40,6 +43,16 @@ def init(path: Path, example: bool) -> None:
     Example: vaultmem init ~/memory --example
     """
     report = Vault.init(path, example=example)
+    if as_json:
+        echo_json(
+            {
+                "root": str(report.root),
+                "created": report.created,
+                "kept": report.kept,
+                "committed": report.committed,
+            }
+        )
+        return
     click.echo(
         f"vault ready at {report.root}: {len(report.created)} files added, "
         f"{len(report.kept)} existing files kept"
@@ -66,26 +79,35 @@ def _run_index(vault: Vault, rebuild: bool) -> IndexReport:
     return report
 
 
+def _echo_report(report: IndexReport, as_json: bool) -> None:
+    if as_json:
+        echo_json({**asdict(report), "seconds": round(report.seconds, 3)})
+    else:
+        click.echo(report.summary())
+
+
 @cli.command()
+@json_option
 @vault_option
-def index(vault_path: Path | None) -> None:
+def index(as_json: bool, vault_path: Path | None) -> None:
     """Update the index: read only the notes that changed since the last run.
 
     Example: vaultmem index --vault ~/memory
     """
     with open_vault(vault_path) as vault:
-        click.echo(_run_index(vault, rebuild=False).summary())
+        _echo_report(_run_index(vault, rebuild=False), as_json)
 
 
 @cli.command()
+@json_option
 @vault_option
-def reindex(vault_path: Path | None) -> None:
+def reindex(as_json: bool, vault_path: Path | None) -> None:
     """Delete the index and rebuild it from the files.
 
     Example: vaultmem reindex
     """
     with open_vault(vault_path) as vault:
-        click.echo(_run_index(vault, rebuild=True).summary())
+        _echo_report(_run_index(vault, rebuild=True), as_json)
 
 
 def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
@@ -197,9 +219,16 @@ def search(
     metavar="SECONDS",
     help="Sync with the git remote on this interval [off].",
 )
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print each event as a JSON object, one per line."
+)
 @vault_option
 def watch(
-    quiet: bool, autocommit: float | None, sync_every: float | None, vault_path: Path | None
+    quiet: bool,
+    autocommit: float | None,
+    sync_every: float | None,
+    as_json: bool,
+    vault_path: Path | None,
 ) -> None:
     """Keep the index following the notes: every edit is searchable within a second.
 
@@ -213,12 +242,24 @@ def watch(
         signal.signal(signum, lambda *_: stop.set())
 
     def log(line: str) -> None:
-        if quiet and line.startswith("batch:"):
+        if as_json or (quiet and line.startswith("batch:")):
             return
         click.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True)
 
+    def event(data: dict[str, Any]) -> None:
+        if not (quiet and data["event"] == "batch"):
+            # One line per event, flushed at once: a reader of the pipe sees it now.
+            click.echo(json.dumps(data, ensure_ascii=False))
+            sys.stdout.flush()
+
     with open_vault(vault_path) as vault:
-        vault.watch(stop, log, autocommit=autocommit, sync_every=sync_every)
+        vault.watch(
+            stop,
+            log,
+            autocommit=autocommit,
+            sync_every=sync_every,
+            events=event if as_json else None,
+        )
 
 
 @cli.command()
