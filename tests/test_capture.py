@@ -574,7 +574,10 @@ def test_capture_hook_reads_the_transcript_named_on_stdin(vault_path: Path, tmp_
     done = vaultmem("capture", "--hook", "--vault", str(vault_path), stdin=json.dumps(hook))
 
     assert done.returncode == 0, done.stderr
-    assert "captured 5 new message(s) into 2 note(s)" in done.stdout
+    # A hook's stdout is its host's (Codex fails a Stop hook that prints anything but
+    # JSON): the summary goes to stderr.
+    assert done.stdout == ""
+    assert "captured 5 new message(s) into 2 note(s)" in done.stderr
 
 
 def test_a_codex_hook_without_transcript_path_finds_the_rollout_by_session(
@@ -605,7 +608,8 @@ def test_a_codex_hook_without_transcript_path_finds_the_rollout_by_session(
     )
 
     assert done.returncode == 0, done.stderr
-    assert "captured 2 new message(s)" in done.stdout
+    assert done.stdout == ""
+    assert "captured 2 new message(s)" in done.stderr
 
 
 @pytest.mark.parametrize(

@@ -75,12 +75,15 @@ def capture(
     if as_json:
         echo_json(report.as_dict())
     else:
+        # A hook's stdout belongs to its host (Codex fails a Stop hook whose stdout is not
+        # JSON), so from a hook the summary goes to stderr.
         click.echo(
             f"captured {report.added} new message(s) into {len(report.paths)} note(s); "
-            f"{report.already} already there, {report.skipped} skipped"
+            f"{report.already} already there, {report.skipped} skipped",
+            err=hook,
         )
         for path in report.paths:
-            click.echo(f"  {path}")
+            click.echo(f"  {path}", err=hook)
     if report.failed:
         click.echo(f"Error: not stored: {'; '.join(report.failed)}", err=True)
         # A hook that stored part of the session succeeded: the next run stores the rest.
