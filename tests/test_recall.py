@@ -121,6 +121,11 @@ def test_a_daily_line_its_fact_and_memory_md_mention_are_recalled_once(vault: Va
         assert len(vaccine) == 1
     assert "fq2" in {i["block_id"] for i in recalled}  # another memory is still recalled
 
+    memory_md(vault.root)  # no MEMORY.md mention: the daily line and its fact are still one
+    vault.index()
+    recalled = recall_items(vault.context("quokka vaccine March", today=TODAY).as_dict())
+    assert len([i for i in recalled if "vaccine" in str(i["text"])]) == 1
+
 
 def test_today_and_yesterday_follow_and_the_newest_lines_win(vault: Vault) -> None:
     daily(vault.root, "2026-11-20", "- 08:00 **user** three days ago ^old")
@@ -151,15 +156,17 @@ def test_superseded_and_forgotten_memories_are_not_recalled(vault: Vault) -> Non
         "facts/life/changes.md",
         "# Changes\n\n"
         "- ~~The owner lives in Narnia~~ [superseded_by:: [[facts/life/changes#^fnew]]]"
-        " [superseded:: 2026-11-21] ^fold\n"
+        " [superseded:: 2026-11-21] [source:: [[2026-11-09#^n0]]] ^fold\n"
         "- The owner lives in Gondor, having left Narnia"
         " [supersedes:: [[facts/life/changes#^fold]]]"
         " ^fnew\n",
     )
+    daily(vault.root, "2026-11-09", "- 09:00 **user** I moved to Narnia ^n0")  # fold's source
     daily(vault.root, "2026-11-10", "- ~~I live in Narnia now~~ [forgotten:: 2026-11-12] ^n1")
     vault.index()
     hits = {h.block_id: h for h in vault.search("Narnia", track=False)}
     assert hits["fold"].superseded and hits["n1"].superseded and not hits["fnew"].superseded
+    assert not hits["n0"].superseded  # the daily line itself is not struck, its fact is
     block = vault.context("Narnia", budget=1500, today=TODAY)
     assert [i.block_id for i in block.recalled] == ["fnew"]
 
