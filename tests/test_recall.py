@@ -187,6 +187,13 @@ def test_context_agent_filter_keeps_its_own_and_shared_lines(vault: Vault) -> No
     assert "by bob" in everything.text
 
 
+def test_a_memory_md_without_markers_is_shown_whole_below_the_sections(vault: Vault) -> None:
+    write(vault.root, "MEMORY.md", "---\ntype: memory\n---\n# MEMORY\n\n- Owner likes tea ^m1\n")
+    block = vault.context(today=TODAY)
+    assert block.text == f"{MARKER}\n\n## MEMORY.md\n### MEMORY\n- Owner likes tea ^m1"
+    assert block.sections[0].items[1].line == 6
+
+
 def test_the_default_budget_comes_from_config_and_is_range_checked(vault: Vault) -> None:
     write(vault.root, ".vaultmem/config.toml", "[context]\nbudget = 45\n")
     assert Vault(vault.root).context(today=TODAY).budget == 45

@@ -43,6 +43,7 @@ MIN_BUDGET = 40  # the marker line, a heading and one cited line (also config's 
 RECALL_HITS = 30  # hits asked of search; more than any sensible budget shows
 _WORDS_MAX = 300  # characters of one line's words shown in the block
 _MENTION = re.compile(r"\(([A-Za-z0-9-]+)\)\s*$")  # MEMORY.md cites a fact as "(fID)"
+_HEADING = re.compile(r"#{1,6}\s")
 _BOOKKEEPING = ("session", "agent")  # fields a prompt does not need (ids, not words)
 
 
@@ -243,7 +244,7 @@ def _drop_trailing_headings(filler: _Filler, part: Part) -> None:
 
 
 def _memory_items(vault: Vault) -> list[Item]:
-    """``MEMORY.md``'s generated block, line by line (its headings one level down); a
+    """``MEMORY.md``'s generated block, line by line (its headings under the block's); a
     ``MEMORY.md`` without the markers (an OpenClaw workspace) is shown whole."""
     text = _read(vault, "MEMORY.md")
     if text is None:
@@ -257,11 +258,14 @@ def _memory_items(vault: Vault) -> list[Item]:
         blocks = parse_document(text).blocks
         start = min((b.line_start for b in blocks if b.kind != "frontmatter"), default=1)
         numbered = list(enumerate(lines[start - 1 :], start))
+    # Its headings go below the block's own sections (##): the top one becomes ###.
+    levels = [len(line) - len(line.lstrip("#")) for _, line in numbered if _HEADING.match(line)]
+    deeper = "#" * max(0, 3 - min(levels, default=3))
     items = []
     for number, line in numbered:
         if not line.strip() or any(marker in line for marker in ECHO_MARKERS):
             continue
-        shown = "#" + line if line.startswith("#") else line
+        shown = deeper + line if _HEADING.match(line) else line
         mention = _MENTION.search(line)
         keys = frozenset({f"MEMORY.md:{number}", *([mention.group(1)] if mention else [])})
         items.append(Item(shown.rstrip(), line.strip(), "MEMORY.md", number, keys=keys))
