@@ -463,6 +463,43 @@ class Index:
         db = self.admin
         return {"files": db["files"].count, "chunks": db["chunks"].count}
 
+    def with_block_id(self, block_id: str) -> list[tuple[str, int, int, str]]:
+        """``(path, line_start, line_end, text)`` of the chunks with this block id."""
+        rows = self.conn.execute(
+            "SELECT path, line_start, line_end, text FROM chunks WHERE block_id = ?"
+            " ORDER BY path, line_start",
+            (block_id,),
+        )
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+    def facts_dated(self, first: str, last: str) -> list[tuple[str, int, str]]:
+        """``(path, line_start, text)`` of the chunks of ``facts/`` and ``archive/`` with a
+        date from ``first`` to ``last`` (``YYYY-MM-DD``) in a ``[source:: [[DATE#^id]]]``,
+        ``[confirmed_by:: ]``, ``[created:: ]``, ``[date:: ]``, ``[superseded:: ]`` or
+        ``[forgotten:: ]`` field: the candidates of ``recent``, found by ranges of the
+        ``fields_key`` index rather than by reading every fact file."""
+        after = last + "~"  # "~" sorts after every character a date or "#^id" holds
+        rows = self.conn.execute(
+            "SELECT DISTINCT c.path, c.line_start, c.text FROM fields f"
+            " JOIN chunks c ON c.id = f.chunk"
+            " WHERE ((f.key IN ('source', 'confirmed_by') AND f.value >= ? AND f.value < ?)"
+            " OR (f.key IN ('created', 'date', 'superseded', 'forgotten')"
+            " AND f.value >= ? AND f.value < ?))"
+            " AND (c.path GLOB 'facts/*' OR c.path GLOB 'archive/*')",
+            ("[[" + first, "[[" + after, first, after),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def citing(self, link: str) -> list[tuple[str | None, str]]:
+        """``(block_id, text)`` of the chunks whose ``[source:: ]`` or ``[confirmed_by:: ]``
+        is ``link`` (the facts distilled from one daily-note line)."""
+        rows = self.conn.execute(
+            "SELECT c.block_id, c.text FROM fields s JOIN chunks c ON c.id = s.chunk"
+            " WHERE s.key IN ('source', 'confirmed_by') AND s.value = ?",
+            (link,),
+        )
+        return [(row[0], row[1]) for row in rows]
+
     def warnings(self) -> list[tuple[str, list[str]]]:
         """Files that carry parse or read warnings, with the warnings."""
         rows = self.conn.execute(
