@@ -7,10 +7,10 @@ progress go to stderr. See ``docs/cli.md``.
 
 The commands live by concept: ``notes`` (init, index, search, show, status, watch),
 ``git`` (commit, log, diff, restore, sync), ``memory`` (remember, consolidate, forget,
-tree, validate); ``common`` holds what they share.
+tree, validate), ``mcp`` (the MCP server); ``common`` holds what they share.
 """
 
-from . import git, memory, notes
+from . import git, mcp, memory, notes
 from .common import cli
 
-__all__ = ["cli", "git", "memory", "notes"]
+__all__ = ["cli", "git", "mcp", "memory", "notes"]

@@ -1,0 +1,1 @@
+"""The agent surface: what agents call (recall, transcripts, hooks, MCP)."""
