@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from .agent.transcripts import CaptureReport, capture_transcript
 from .config import Config, load_config
 from .errors import VaultmemError, VaultNotFoundError
 from .files import (
@@ -422,6 +423,7 @@ class Vault:
         tags: Iterable[str] = (),
         importance: float | None = None,
         now: dt.datetime | None = None,
+        agent: str | None = None,
     ) -> Remembered:
         """Append one message to today's daily note and index it at once.
 
@@ -429,7 +431,9 @@ class Vault:
         so lines written meanwhile by a person, an editor or another agent are all kept. The
         same message (same session and words) is stored once. When the line is stored but
         indexing fails, the result is still a success and ``notices`` says so: an agent must
-        not retry it. See ``memory/remember.py``.
+        not retry it. ``now`` back-fills: the line goes into the note of ``now``'s date, with
+        its time. ``agent`` names the writing agent (``[agent:: NAME]``). See
+        ``memory/remember.py``.
 
         Raises:
             NotStoredError: the line could not be written (nothing was stored); the message
@@ -447,6 +451,7 @@ class Vault:
             session=session,
             tags=tuple(tags),
             importance=importance,
+            agent=agent,
         )
         if made.line is None or made.block_id is None:
             return Remembered(None, None, None, made.skipped, made.masked)
@@ -458,6 +463,33 @@ class Vault:
         except (VaultmemError, OSError) as exc:  # stored all the same: say so, do not fail
             self.notices.append(f"stored, but not indexed yet ({exc}); `vaultmem index` will")
         return Remembered(rel, number, made.block_id, None, made.masked)
+
+    def capture(
+        self,
+        transcript: Path,
+        *,
+        fmt: str = "auto",
+        agent: str | None = None,
+        session: str | None = None,
+    ) -> CaptureReport:
+        """Append an agent session transcript's new messages to the daily notes of the
+        dates they were sent, and index those notes (see ``agent/transcripts.py``).
+
+        Notes that could not be written are listed in ``failed`` (their messages were not
+        stored; capturing again stores them); the others are stored and indexed.
+
+        Raises:
+            TranscriptError: unreadable transcript, or unknown format.
+        """
+        report = capture_transcript(
+            self.root, Path(transcript), fmt=fmt, agent=agent, session=session
+        )
+        if report.paths:
+            try:
+                self.index_paths(report.paths, wait=False)
+            except (VaultmemError, OSError) as exc:  # stored all the same
+                self.notices.append(f"stored, but not indexed yet ({exc}); `vaultmem index` will")
+        return report
 
     def consolidate(
         self, mode: str = "daily", *, dry_run: bool = False, today: dt.date | None = None

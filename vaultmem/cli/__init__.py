@@ -7,10 +7,11 @@ progress go to stderr. See ``docs/cli.md``.
 
 The commands live by concept: ``notes`` (init, index, search, show, status, watch),
 ``git`` (commit, log, diff, restore, sync), ``memory`` (remember, consolidate, forget,
-tree, validate), ``mcp`` (the MCP server); ``common`` holds what they share.
+tree, validate), ``capture`` (agent transcripts), ``mcp`` (the MCP server); ``common``
+holds what they share.
 """
 
-from . import git, mcp, memory, notes
+from . import capture, git, mcp, memory, notes
 from .common import cli
 
-__all__ = ["cli", "git", "mcp", "memory", "notes"]
+__all__ = ["capture", "cli", "git", "mcp", "memory", "notes"]

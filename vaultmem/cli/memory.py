@@ -21,6 +21,31 @@ from .common import (
 )
 
 
+def date_time(ctx: click.Context, param: click.Parameter, value: str | None) -> dt.datetime | None:
+    """``--at``: an ISO date-time (with an offset: converted to local time) or a date
+    (its midnight), as the local wall-clock time of the line."""
+    if value is None:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise click.BadParameter(
+            f"{value!r} is not a date-time like 2026-11-22T14:03 or a date like 2026-11-22"
+        ) from None
+    return when.astimezone().replace(tzinfo=None) if when.tzinfo else when
+
+
+def standard_input() -> str:
+    """All of standard input as text (``remember -``)."""
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise click.BadParameter(
+            "standard input is not valid UTF-8 text", param_hint="TEXT"
+        ) from None
+
+
 @cli.command(cls=FreeTextCommand)
 @click.argument("text", callback=utf8)
 @click.option("--role", default="user", show_default=True, help="Who said it: user, agent, ...")
@@ -30,6 +55,15 @@ from .common import (
 @click.option(
     "--importance", type=click.FloatRange(0, 1), help="How much it matters, 0 to 1 [scored later]."
 )
+@click.option(
+    "--at",
+    "at",
+    callback=date_time,
+    metavar="DATETIME",
+    help="Back-fill: when it was said (2026-11-22T14:03, a UTC offset or Z, or a date); "
+    "the line goes into that date's note.",
+)
+@click.option("--agent", callback=utf8, help="The agent that wrote it: [agent:: NAME] on the line.")
 @json_option
 @vault_option
 def remember(
@@ -39,10 +73,13 @@ def remember(
     session: str | None,
     tags: tuple[str, ...],
     importance: float | None,
+    at: dt.datetime | None,
+    agent: str | None,
     as_json: bool,
     vault_path: Path | None,
 ) -> None:
-    """Append TEXT to today's daily note as one line, and index it at once.
+    """Append TEXT to today's daily note as one line, and index it at once. TEXT `-`
+    reads the text from standard input (all of it, as one message).
 
     The same message (same session and words) is stored once; noise (empty text, [cron:
     and [heartbeat lines, vaultmem's own context) is skipped; secrets are masked.
@@ -51,9 +88,18 @@ def remember(
 
     Example: vaultmem remember "Alice is allergic to peanuts" --tag health --source chat
     """
+    if text == "-":
+        text = standard_input()
     with open_vault(vault_path) as vault:
         done = vault.remember(
-            text, role=role, source=source, session=session, tags=tags, importance=importance
+            text,
+            role=role,
+            source=source,
+            session=session,
+            tags=tags,
+            importance=importance,
+            now=at,
+            agent=agent,
         )
     stored = done.block_id is not None  # now, or already before (same session and words)
     if as_json:

@@ -4,16 +4,18 @@ The line, as people read it in Obsidian (``docs/memory.md``)::
 
     - 14:03 **user** Alice is allergic to peanuts #health [source:: chat] ^m3f9a1c2e
 
-Its block id is a digest of the session and the text, so the same message captured twice
+Its block id is a digest of the session and the text (plus, for a message of a transcript,
+the host's id of the message: ``agent/transcripts.py``), so the same message captured twice
 (an agent retrying, two hooks firing) is stored once. Noise is skipped and reported, not
 stored: empty text, scheduler and heartbeat lines, and echoes of vaultmem's own context
 block. Secrets (API keys, tokens, passwords, private keys) are masked before anything is
 written (``secrets.py`` says what counts), so they never reach a note, a fact or ``MEMORY.md``.
 
-``capture`` and ``note_addition`` are pure; ``store_line`` writes the line with one
-``O_APPEND`` write under the vault's write lock (``writes.append_text``), so a line a person,
-an editor or another agent appends meanwhile is never lost, and reports any failure as
-``NotStoredError``: an agent can tell from it that nothing was stored.
+``capture`` and ``note_addition`` are pure; ``store_lines`` writes a day's new lines with
+one ``O_APPEND`` write under the vault's write lock (``writes.append_text``), so a line a
+person, an editor or another agent appends meanwhile is never lost, and reports any failure
+as ``NotStoredError``: an agent can tell from it that nothing was stored. ``store_line`` is
+the one-line case (``remember``); a transcript's capture stores each day's lines at once.
 """
 
 from __future__ import annotations
@@ -49,10 +51,15 @@ class Capture:
     masked: int = 0
 
 
-def block_id(session: str | None, text: str) -> str:
-    """The id of a captured line: the same session and words always give the same id."""
+def block_id(session: str | None, text: str, key: str | None = None) -> str:
+    """The id of a captured line: the same session and words always give the same id.
+
+    ``key`` tells apart two messages of one session with the same words (a transcript's
+    message id or timestamp: "yes" said twice is two lines); ``remember`` passes none.
+    """
     normal = " ".join(text.split()).casefold()
-    return "m" + hashlib.blake2b(f"{session or ''}\0{normal}".encode(), digest_size=5).hexdigest()
+    seed = f"{session or ''}\0{normal}" + (f"\0{key}" if key is not None else "")
+    return "m" + hashlib.blake2b(seed.encode(), digest_size=5).hexdigest()
 
 
 def capture(
@@ -64,8 +71,14 @@ def capture(
     session: str | None = None,
     tags: tuple[str, ...] = (),
     importance: float | None = None,
+    agent: str | None = None,
+    key: str | None = None,
 ) -> Capture:
-    """Turn a message into its canonical daily-note line (pure: no IO)."""
+    """Turn a message into its canonical daily-note line (pure: no IO).
+
+    ``agent`` names the agent that wrote it (``[agent:: NAME]``, for ``--agent`` filters);
+    ``key`` goes into the block id only (see ``block_id``).
+    """
     stripped = text.strip()
     if not stripped:
         return Capture(None, None, "empty text")
@@ -77,7 +90,7 @@ def capture(
         return Capture(None, None, "an echo of vaultmem's own context block")
     masked_text, masked = mask_secrets(stripped)
     one_line = " ".join(masked_text.split())  # a memory is one list item: one line
-    ident = block_id(session, stripped)
+    ident = block_id(session, stripped, key)
     parts = [f"- {now:%H:%M} **{_clean(role) or 'user'}** {one_line}"]
     parts += [
         f"#{_clean(tag).lstrip('#').replace(' ', '-')}" for tag in tags if _clean(tag).lstrip("#")
@@ -86,6 +99,8 @@ def capture(
         parts.append(f"[source:: {_clean(source)}]")
     if session:
         parts.append(f"[session:: {_clean(session)}]")
+    if agent and _clean(agent):
+        parts.append(f"[agent:: {_clean(agent)}]")
     if importance is not None:
         parts.append(f"[importance:: {importance:g}]")
     parts.append(f"^{ident}")
@@ -110,23 +125,43 @@ def daily_note_header(day: dt.date) -> str:
 def note_addition(old: str, line: str, ident: str, day: dt.date) -> str | None:
     """What to append to a daily note (its current text ``old``) so that ``line`` becomes
     its last line, or ``None`` if the line's block id is already there (the same message
-    captured twice).
+    captured twice). The one-line case of ``lines_addition``."""
+    return lines_addition(old, [(line, ident)], day)[0]
+
+
+def lines_addition(
+    old: str, lines: list[tuple[str, str]], day: dt.date
+) -> tuple[str | None, list[str]]:
+    """What to append to a daily note (its current text ``old``) so that the ``(line,
+    block id)`` pairs whose id is not in the note yet become its last lines, in order:
+    ``(addition or None, the ids appended)``. An id twice in ``lines`` is appended once.
 
     The addition uses the note's own line ending (CRLF stays CRLF), starts on a line of its
     own, begins a new note with its header, and first closes any block a person left open
-    at the end of the note (a code fence, an HTML block, a ``%%`` comment), so the line is
+    at the end of the note (a code fence, an HTML block, a ``%%`` comment), so the lines are
     never swallowed by it: indexed as code, hidden, or never consolidated.
     """
-    if re.search(rf"\^{re.escape(ident)}[ \t]*\r?$", old, re.M):
-        return None
+    present = set(_ENDING_ID.findall(old))
+    new: list[str] = []
+    appended: list[str] = []
+    for line, ident in lines:
+        if ident not in present:
+            present.add(ident)
+            new.append(line)
+            appended.append(ident)
+    if not new:
+        return None, []
     newline = "\r\n" if uses_crlf(old) else "\n"
+    body = "".join(line + newline for line in new)
     if not old:
-        return daily_note_header(day).replace("\n", newline) + line + newline
+        return daily_note_header(day).replace("\n", newline) + body, appended
     lead = "" if old.endswith(("\n", "\r")) else newline
     closers = open_block_closers(old + lead)
-    return lead + "".join(closer + newline for closer in closers) + line + newline
+    return lead + "".join(closer + newline for closer in closers) + body, appended
 
 
+# A block id at the end of a line (``^id``), as Obsidian reads it: what "already there" means.
+_ENDING_ID = re.compile(r"\^([A-Za-z0-9-]+)[ \t]*\r?$", re.M)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # HTML blocks of CommonMark's kinds 1-5 run until their end marker, across blank lines.
 _HTML_ENDS = (
@@ -186,28 +221,44 @@ def store_line(root: Path, made: Capture, day: dt.date) -> tuple[str, int | None
     Raises:
         NotStoredError: the line could not be written, with the reason; nothing was stored.
     """
-    assert made.line is not None and made.block_id is not None
-    line, ident = made.line, made.block_id
+    rel, numbers = store_lines(root, [made], day)
+    assert made.block_id is not None
+    return rel, numbers.get(made.block_id)
+
+
+def store_lines(root: Path, made: list[Capture], day: dt.date) -> tuple[str, dict[str, int]]:
+    """Append captured lines to the day's note in one write: ``(vault-relative path, {block
+    id: line number})`` for the lines appended; a line whose id is already in the note is
+    left out (stored before).
+
+    Raises:
+        NotStoredError: the lines could not be written, with the reason; none was stored.
+    """
+    pairs = [(m.line, m.block_id) for m in made if m.line is not None and m.block_id is not None]
     rel = daily_note_path(day)
-    added: list[str] = []
+    result: list[tuple[str, list[str]]] = []
 
     def addition(old: str) -> str | None:
-        extra = note_addition(old, line, ident, day)
-        added[:] = [extra] if extra is not None else []
+        extra, appended = lines_addition(old, pairs, day)
+        result[:] = [(extra, appended)] if extra is not None else []
         return extra
 
     try:
         path = inside_vault(root, rel)
         path.parent.mkdir(parents=True, exist_ok=True)
         with vault_write_lock(root / STATE_DIR):
-            result = append_text(path, addition)
+            done = append_text(path, addition)
     except VaultmemError as exc:
         raise NotStoredError(f"the memory was not stored: {exc}") from exc
     except OSError as exc:
         raise NotStoredError(f"the memory was not stored: {_os_reason(rel, exc)}") from exc
-    if result is None:
-        return rel, None
-    return rel, (result[1] + added[0]).count("\n")
+    if done is None or not result:
+        return rel, {}
+    extra, appended = result[0]
+    # The appended lines are the last ones: count back from the end of the note.
+    last = (done[1] + extra).count("\n")
+    first = last - len(appended) + 1
+    return rel, {ident: first + n for n, ident in enumerate(appended)}
 
 
 def _os_reason(rel: str, exc: OSError) -> str:

@@ -1,0 +1,319 @@
+"""Capture of agent session transcripts: each message into the daily note of its own date.
+
+``capture_transcript`` reads a host's JSONL transcript (``formats.py`` knows the formats),
+turns every message into the line ``remember`` would write for it (the same noise filters
+and secret masking: ``memory/remember.py``'s ``capture``), groups the lines by the local
+date the message was sent, and appends each day's new lines with one locked write
+(``store_lines``). ``docs/capture.md`` is the user's view.
+
+Idempotent by block ids, not by any saved state: a message's id is a digest of its
+session, its words and the host's id of the message (Claude Code's ``uuid``, OpenClaw's
+``id``; else its timestamp as written; else how many times the same words were said
+before in that session of the file). Capturing a file again, or after it grew, appends
+only lines whose id is not in their note yet; "yes" said twice is two lines. Nothing is
+cached in ``.vaultmem/``: a re-run parses the whole file again (5,000 messages in well
+under a second, ``docs/capture.md``), so deleting ``.vaultmem/`` cannot duplicate a line.
+
+A line that is not JSON (a crash mid-write, the last line of a file the host is still
+writing) is skipped and counted; the next run reads it again once it is complete.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import NotStoredError, VaultmemError
+from ..memory.remember import Capture, block_id, capture, daily_note_path, store_lines
+from .formats import FORMATS, PARSERS, Context, Message, detect
+
+# How many entries auto-detection looks at: the first ones always tell (a header or the
+# first message), but a transcript may open with bookkeeping lines.
+DETECT_ENTRIES = 50
+
+
+class TranscriptError(VaultmemError):
+    """A transcript that cannot be read, or whose format vaultmem does not know."""
+
+
+@dataclass
+class CaptureReport:
+    """What ``Vault.capture`` did with a transcript.
+
+    ``added`` lines were appended now, ``already`` messages were in their notes before,
+    ``skipped`` messages held no words to keep (tool calls, noise, vaultmem's own context),
+    ``malformed`` lines were not JSON; ``failed`` says which notes could not be written
+    (their messages were not stored: capture again once the cause is fixed).
+    """
+
+    transcript: str
+    format: str | None
+    added: int = 0
+    already: int = 0
+    skipped: int = 0
+    malformed: int = 0
+    masked: int = 0
+    paths: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "transcript": self.transcript,
+            "format": self.format,
+            "added": self.added,
+            "already": self.already,
+            "skipped": self.skipped,
+            "malformed": self.malformed,
+            "masked": self.masked,
+            "paths": self.paths,
+            "failed": self.failed,
+        }
+
+
+@dataclass
+class _Entries:
+    """The JSON objects of a transcript's lines, read lazily; counts the bad lines."""
+
+    path: Path
+    malformed: int = 0
+
+    def __iter__(self) -> Iterator[Mapping[str, Any]]:
+        try:
+            handle = self.path.open("rb")
+        except OSError as exc:
+            raise TranscriptError(
+                f"cannot read transcript {self.path}: {exc.strerror or exc}"
+            ) from exc
+        with handle:
+            for raw in handle:
+                if not raw.strip():
+                    continue
+                try:
+                    entry = json.loads(raw)
+                except ValueError:  # bad JSON or bad UTF-8, e.g. a line still being written
+                    self.malformed += 1
+                    continue
+                if isinstance(entry, dict):
+                    yield entry
+                else:
+                    self.malformed += 1
+
+
+def capture_transcript(
+    root: Path,
+    transcript: Path,
+    *,
+    fmt: str = "auto",
+    agent: str | None = None,
+    session: str | None = None,
+) -> CaptureReport:
+    """Append a transcript's new messages to the daily notes of their dates (see the
+    module docstring). Indexing the notes is the caller's (``Vault.capture``).
+
+    Raises:
+        TranscriptError: the transcript cannot be read, the format is unknown, or
+            ``auto`` cannot tell it.
+    """
+    if fmt != "auto" and fmt not in FORMATS:
+        raise TranscriptError(
+            f"unknown transcript format {fmt!r}; use auto or {', '.join(FORMATS)}"
+        )
+    if transcript.is_dir():
+        raise TranscriptError(f"{transcript} is a folder, not a transcript file")
+    entries = _Entries(transcript)
+    stream = iter(entries)
+    head = list(itertools.islice(stream, DETECT_ENTRIES))
+    name = fmt if fmt != "auto" else detect(head)
+    report = CaptureReport(str(transcript), name)
+    if name is None:
+        if head:
+            raise TranscriptError(
+                f"{transcript}: cannot tell its format from its first lines; "
+                f"name it with --format ({', '.join(FORMATS)})"
+            )
+        report.malformed = entries.malformed
+        return report
+    parse, ctx = PARSERS[name], Context()
+    messages = (m for entry in itertools.chain(head, stream) for m in parse(entry, ctx))
+    days, undated = _lines_by_day(root, messages, report, transcript, name, agent, session)
+    report.malformed = entries.malformed
+    if undated:
+        _drop_stored_elsewhere(root, days, undated, report)
+    for day in sorted(days):
+        _store_day(root, day, days[day], report)
+    return report
+
+
+def _lines_by_day(
+    root: Path,
+    messages: Iterator[Message],
+    report: CaptureReport,
+    transcript: Path,
+    fmt: str,
+    agent: str | None,
+    session: str | None,
+) -> tuple[dict[dt.date, list[Capture]], set[str]]:
+    """The lines to store, by local date; and the ids of lines dated by the file's mtime
+    (their date can change as the file grows, so they are looked for in every note)."""
+    days: dict[dt.date, list[Capture]] = {}
+    undated: set[str] = set()
+    stored = _StoredIds(root)
+    said: dict[tuple[str, str, str], int] = {}
+    previous: dt.datetime | None = None
+    mtime: dt.datetime | None = None
+    for message in messages:
+        if not message.text:
+            report.skipped += 1
+            continue
+        who = session or message.session or transcript.stem
+        when = _local(message.time) or previous
+        if when is None:
+            mtime = mtime or _mtime(transcript)
+            when = mtime
+        else:
+            previous = when
+        key = message.key
+        if key is None:  # the nth time these words were said in this session of the file
+            seen = (who, message.role, " ".join(message.text.split()).casefold())
+            said[seen] = said.get(seen, 0) + 1
+            key = f"#{said[seen]}"
+        # Most of a re-run's messages are stored already: knowing it from the id spares
+        # masking their secrets again (the costly part). The locked append checks again.
+        if block_id(who, message.text.strip(), key) in stored.of(when.date()):
+            report.already += 1
+            continue
+        made = capture(
+            message.text, now=when, role=message.role, source=fmt, session=who, agent=agent, key=key
+        )
+        report.masked += made.masked
+        if made.line is None or made.block_id is None:
+            report.skipped += 1
+            continue
+        days.setdefault(when.date(), []).append(made)
+        if when is mtime:
+            undated.add(made.block_id)
+    return days, undated
+
+
+class _StoredIds:
+    """The block ids at line ends in each day's note, read once per day."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.days: dict[dt.date, set[str]] = {}
+
+    def of(self, day: dt.date) -> set[str]:
+        if day not in self.days:
+            try:
+                text = (self.root / daily_note_path(day)).read_text("utf-8", "replace")
+            except OSError:  # no note yet (or not a file: the append reports it)
+                text = ""
+            self.days[day] = set(_ID_AT_END.findall(text))
+        return self.days[day]
+
+
+def _local(time: dt.datetime | None) -> dt.datetime | None:
+    """A message's time as local wall-clock time (naive times are local already)."""
+    if time is None or time.tzinfo is None:
+        return time
+    try:
+        return time.astimezone().replace(tzinfo=None)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _mtime(transcript: Path) -> dt.datetime:
+    try:
+        return dt.datetime.fromtimestamp(transcript.stat().st_mtime)
+    except OSError:
+        return dt.datetime.now()
+
+
+_ID_AT_END = re.compile(r"\^(m[0-9a-f]{10})[ \t]*\r?$", re.M)
+
+
+def _drop_stored_elsewhere(
+    root: Path, days: dict[dt.date, list[Capture]], undated: set[str], report: CaptureReport
+) -> None:
+    """Leave out lines dated by the file's mtime that an earlier run stored in another
+    day's note (the file's mtime moved on since)."""
+    found: set[str] = set()
+    for note in sorted((root / "memory").glob("*.md")):
+        try:
+            found.update(
+                i for i in _ID_AT_END.findall(note.read_text("utf-8", "replace")) if i in undated
+            )
+        except OSError:
+            continue
+    if not found:
+        return
+    for day, made in days.items():
+        kept = [m for m in made if m.block_id not in found]
+        report.already += len(made) - len(kept)
+        days[day] = kept
+
+
+def _store_day(root: Path, day: dt.date, made: list[Capture], report: CaptureReport) -> None:
+    if not made:
+        return
+    try:
+        rel, numbers = store_lines(root, made, day)
+    except NotStoredError as exc:
+        report.failed.append(f"{daily_note_path(day)}: {len(made)} message(s): {exc}")
+        return
+    report.added += len(numbers)
+    report.already += len(made) - len(numbers)
+    if numbers:
+        report.paths.append(rel)
+
+
+# -- hooks ------------------------------------------------------------------------------
+
+
+def transcript_from_hook(data: str) -> tuple[Path, str | None]:
+    """The transcript a host's hook names on stdin, and its session id.
+
+    Claude Code sends ``{"session_id", "transcript_path", "cwd", "hook_event_name"}``;
+    Codex sends the same keys, but ``transcript_path`` may be null: its rollout is then
+    looked up by session id under ``$CODEX_HOME/sessions`` (default ``~/.codex``).
+
+    Raises:
+        TranscriptError: the input is not such JSON, or names no transcript that exists.
+    """
+    try:
+        hook = json.loads(data)
+    except ValueError as exc:
+        raise TranscriptError(f"the hook input on stdin is not JSON ({exc})") from exc
+    if not isinstance(hook, dict):
+        raise TranscriptError("the hook input on stdin is not a JSON object")
+    session = hook.get("session_id") if isinstance(hook.get("session_id"), str) else None
+    named = hook.get("transcript_path")
+    if isinstance(named, str) and named:
+        path = Path(named).expanduser()
+        if not path.is_absolute() and isinstance(hook.get("cwd"), str):
+            path = Path(hook["cwd"]) / path
+        return path, session
+    if session:
+        found = _codex_rollout(session)
+        if found is not None:
+            return found, session
+    raise TranscriptError(
+        "the hook input names no transcript (no transcript_path"
+        + (f", and no Codex rollout for session {session}" if session else "")
+        + ")"
+    )
+
+
+def _codex_rollout(session: str) -> Path | None:
+    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    if not re.fullmatch(r"[A-Za-z0-9._-]+", session):  # a file name part, nothing more
+        return None
+    matches = sorted((home / "sessions").glob(f"**/rollout-*{session}.jsonl"))
+    return matches[-1] if matches else None

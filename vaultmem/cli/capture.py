@@ -1,0 +1,88 @@
+"""``vaultmem capture``: an agent session transcript into the daily notes of its dates."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..agent.formats import FORMATS
+from ..agent.transcripts import transcript_from_hook
+from .common import FreeTextCommand, cli, echo_json, json_option, open_vault, utf8, vault_option
+
+
+@cli.command(cls=FreeTextCommand)
+@click.argument("transcript", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", *FORMATS]),
+    default="auto",
+    show_default=True,
+    help="The transcript's format; auto tells it from the first lines.",
+)
+@click.option(
+    "--agent", callback=utf8, help="The agent that wrote it: [agent:: NAME] on each line."
+)
+@click.option(
+    "--session", callback=utf8, help="The session id for every line (default: the transcript's)."
+)
+@click.option(
+    "--hook",
+    is_flag=True,
+    help="Read the host hook's JSON on stdin (transcript_path, session_id) instead of TRANSCRIPT.",
+)
+@json_option
+@vault_option
+def capture(
+    transcript: Path | None,
+    fmt: str,
+    agent: str | None,
+    session: str | None,
+    hook: bool,
+    as_json: bool,
+    vault_path: Path | None,
+) -> None:
+    """Append an agent session TRANSCRIPT to the daily notes of the dates its messages
+    were sent, one line per message, and index them at once.
+
+    Only new messages are added: capturing the same file again, or after it grew, adds
+    what is new. Tool calls, thinking, system reminders and vaultmem's own context are
+    skipped; secrets are masked. Exit code 0: stored (or nothing new); 1: messages could
+    not be stored, or the transcript cannot be read.
+
+    Example: vaultmem capture ~/.claude/projects/myproj/SESSION.jsonl --agent claude
+    """
+    if hook == (transcript is not None):
+        raise click.UsageError("give a TRANSCRIPT, or --hook to read the hook's JSON on stdin")
+    if hook:
+        data = sys.stdin.buffer.read().decode("utf-8", "replace")
+        # The hook's session_id is the transcript's own; it is not forced on the lines, so
+        # that a later `vaultmem capture FILE` of the same file gives the same block ids.
+        transcript, _ = transcript_from_hook(data)
+    assert transcript is not None
+    with open_vault(vault_path) as vault:
+        report = vault.capture(transcript, fmt=fmt, agent=agent, session=session)
+    if report.masked:
+        click.echo(f"Warning: {report.masked} secret(s) masked before storing", err=True)
+    if report.malformed:
+        click.echo(
+            f"Warning: {report.malformed} line(s) not JSON, skipped (a line still being "
+            "written is read by the next capture)",
+            err=True,
+        )
+    if as_json:
+        echo_json(report.as_dict())
+    else:
+        click.echo(
+            f"captured {report.added} new message(s) into {len(report.paths)} note(s); "
+            f"{report.already} already there, {report.skipped} skipped"
+        )
+        for path in report.paths:
+            click.echo(f"  {path}")
+    if report.failed:
+        click.echo(f"Error: not stored: {'; '.join(report.failed)}", err=True)
+        # A hook that stored part of the session succeeded: the next run stores the rest.
+        if not (hook and report.added):
+            sys.exit(1)
