@@ -146,6 +146,12 @@ def test_remembers_a_line_and_finds_it_in_english_and_in_chinese(client: Client)
         assert best["tier"] is None and best["superseded"] is False
 
 
+def test_remember_records_the_writing_agent(client: Client, root: Path) -> None:
+    stored = client.ok("remember", {"text": "Deploys happen on Fridays", "agent": "claude"})
+    line = (root / stored["path"]).read_text().splitlines()[stored["line"] - 1]
+    assert "Deploys happen on Fridays" in line and "[agent:: claude]" in line
+
+
 def test_search_with_several_tags_keeps_lines_carrying_all_of_them(client: Client) -> None:
     both = client.ok("remember", {"text": "Quarterly budget review moved", "tags": ["work", "q3"]})
     one = client.ok("remember", {"text": "Quarterly budget draft sent", "tags": ["work"]})

@@ -42,6 +42,10 @@ from .mcp_models import (
 F = TypeVar("F", bound=Callable[..., Any])
 MODES = ("keyword",)
 MAX_LIMIT = 100
+AgentName = Annotated[
+    str | None,
+    Field(description="Your agent's name when several share the vault; omit to share all."),
+]
 INSTRUCTIONS = (
     "vaultmem is this user's long-term memory, kept as Markdown notes they read in Obsidian. "
     "Call `search` before answering about past conversations, people, decisions or "
@@ -184,12 +188,18 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
             str | None, Field(description="The conversation's id; part of the line's id.")
         ] = None,
         role: Annotated[str, Field(description="Who said it: user, agent, ...")] = "user",
+        agent: AgentName = None,
     ) -> Remembered:
         """Store one line in today's daily note (secrets masked, the same words in the same
         session stored once); returns its block id and path:line."""
         with service.writing() as vault:
             done = vault.remember(
-                text, role=role, session=session, tags=tags or (), importance=importance
+                text,
+                role=role,
+                session=session,
+                tags=tags or (),
+                importance=importance,
+                agent=agent,
             )
         return Remembered.of(done)
 
