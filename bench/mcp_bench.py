@@ -6,8 +6,9 @@ stdio to ``vaultmem mcp`` on a vault from gen_vault.py.
 
 Works on a copy (its index too, when the vault has one). Times ``search`` over the
 vault's queries.txt, ``remember`` and ``context`` (when the server has it), each call
-from the client's send to its parsed answer; prints p50 and p95, and the server process's
-peak resident memory (VmHWM).
+from the client's send to its parsed answer; prints p50 and p95, the same searches made
+in-process (what the protocol and the server add is the difference), and the server
+process's peak resident memory (VmHWM).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +72,29 @@ async def timed(call: Callable[[], Awaitable[Any]], runs: int) -> list[float]:
 
 
 def line(name: str, times: list[float]) -> str:
-    p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
-    return f"{name:9} p50 {statistics.median(times):6.2f} ms   p95 {p95:6.2f} ms   ({len(times)} calls)"
+    p50, p95 = statistics.median(times), times[min(len(times) - 1, int(len(times) * 0.95))]
+    return f"{name:17} p50 {p50:6.2f} ms   p95 {p95:6.2f} ms   ({len(times)} calls)"
+
+
+async def measure(session: ClientSession, words: Iterator[str], runs: int) -> list[str]:
+    counter = itertools.count()
+
+    def search() -> Awaitable[Any]:
+        return session.call_tool("search", {"query": next(words)})
+
+    def remember() -> Awaitable[Any]:
+        return session.call_tool("remember", {"text": f"bench {next(counter)} budget review"})
+
+    def context() -> Awaitable[Any]:
+        return session.call_tool("context", {"query": next(words), "budget_tokens": 2000})
+
+    tools = {t.name for t in (await session.list_tools()).tools}
+    await session.call_tool("search", {"query": "warm up"})
+    results = [line("search", await timed(search, runs))]
+    results.append(line("remember", await timed(remember, runs)))
+    if "context" in tools:
+        results.append(line("context", await timed(context, runs)))
+    return results
 
 
 async def bench(root: Path, runs: int) -> None:
@@ -80,48 +102,16 @@ async def bench(root: Path, runs: int) -> None:
         command=sys.executable, args=["-m", "vaultmem", "mcp", "--vault", str(root)]
     )
     words = itertools.cycle(queries(root))
-    counter = itertools.count()
     with open(os.devnull, "w") as quiet:
-        async with stdio_client(params, errlog=quiet) as (read, write):
-            async with ClientSession(read, write) as session:
-                started = time.perf_counter()
-                await session.initialize()
-                print(f"initialize {(time.perf_counter() - started) * 1000:.0f} ms")
-                pid = server_pid()
-                tools = {t.name for t in (await session.list_tools()).tools}
-                await session.call_tool("search", {"query": "warm up"})
-                results = [
-                    line(
-                        "search",
-                        await timed(
-                            lambda: session.call_tool("search", {"query": next(words)}), runs
-                        ),
-                    ),
-                    line(
-                        "remember",
-                        await timed(
-                            lambda: session.call_tool(
-                                "remember",
-                                {"text": f"bench note {next(counter)} on the budget review"},
-                            ),
-                            runs,
-                        ),
-                    ),
-                ]
-                if "context" in tools:
-                    results.append(
-                        line(
-                            "context",
-                            await timed(
-                                lambda: session.call_tool(
-                                    "context", {"query": next(words), "budget_tokens": 2000}
-                                ),
-                                runs,
-                            ),
-                        )
-                    )
-                print("\n".join(results))
-                print(f"server peak RSS {peak_rss_mb(pid):.0f} MB")
+        async with (
+            stdio_client(params, errlog=quiet) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            started = time.perf_counter()
+            await session.initialize()
+            print(f"initialize {(time.perf_counter() - started) * 1000:.0f} ms")
+            print("\n".join(await measure(session, words, runs)))
+            print(f"server peak RSS {peak_rss_mb(server_pid()):.0f} MB")
 
 
 def main() -> None:
@@ -135,7 +125,14 @@ def main() -> None:
         (root / ".vaultmem").mkdir(exist_ok=True)
         with Vault(root) as vault:
             report = vault.index()
-        print(f"{args.vault}: {report.summary()}")
+            print(f"{args.vault}: {report.summary()}")
+            asked = list(itertools.islice(itertools.cycle(queries(root)), args.runs))
+            times = []
+            for query in asked:
+                started = time.perf_counter()
+                vault.search(query, track=False)
+                times.append((time.perf_counter() - started) * 1000)
+            print(line("in-process search", sorted(times)))
         anyio.run(bench, root, args.runs)
 
 
