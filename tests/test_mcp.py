@@ -168,6 +168,8 @@ def test_get_reads_memory_md_exactly(client: Client, root: Path) -> None:
     lines = client.ok("get", {"path_or_id": "MEMORY.md", "line_start": 2, "line_end": 3})
     assert lines["text"].splitlines() == (root / "MEMORY.md").read_text().splitlines()[1:3]
     assert lines["link"] == "MEMORY.md:2"
+    (root / "empty.md").write_text("")
+    assert client.ok("get", {"path_or_id": "empty.md"})["text"] == ""
 
 
 def test_a_path_outside_the_vault_is_refused_and_the_server_lives_on(
@@ -195,6 +197,7 @@ def test_a_path_outside_the_vault_is_refused_and_the_server_lives_on(
         ("search", {"query": "tea", "tags": "work"}, "tags"),
         ("remember", {"text": "x", "importance": 3}, "importance"),
         ("get", {"path_or_id": "no/such/note.md"}, "no such file"),
+        ("get", {"path_or_id": "MEMORY.md", "line_start": 9999}, "holds none"),
         ("forget", {"id": "mnosuchid"}, "mnosuchid"),
         ("no_such_tool", {}, "no_such_tool"),
     ],
@@ -251,9 +254,12 @@ def test_memory_and_today_are_resources(client: Client, root: Path) -> None:
     assert "Alice is allergic to peanuts" in today  # remembered above, today
 
 
-def test_stdout_carried_only_the_protocol(served: tuple[Client, Path, list[Any]]) -> None:
+def test_stdout_carried_only_the_protocol_and_nothing_crashed(
+    served: tuple[Client, Path, list[Any]],
+) -> None:
     # Last in the module: every call above went through this server.
     assert served[2] == []
+    assert "Traceback" not in (served[1].parent / "stderr.log").read_text()
 
 
 def free_port() -> int:

@@ -164,10 +164,9 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
         with service.reading() as vault:
             shown = vault.show(path_or_id)
         lines = shown.lines
-        start = line_start or 1
-        end = min(line_end or len(lines), len(lines))
-        if start > max(len(lines), 1) or end < start:
-            raise ToolError(f"{shown.path} has {len(lines)} lines; lines {start}..{end} are empty")
+        start, end = line_start or 1, min(line_end or len(lines), len(lines))
+        if (line_start or line_end) and not start <= end:
+            raise ToolError(f"{shown.path} has {len(lines)} lines; {start}..{end} holds none")
         return Excerpt(
             path=shown.path,
             line_start=start,
