@@ -149,3 +149,49 @@ class ServerStatus(BaseModel):
             daemon_pid=status.daemon_pid,
             live=live,
         )
+
+
+class ContextItem(BaseModel):
+    """One line of the block, with where it came from."""
+
+    text: str
+    path: str
+    line: int
+    block_id: str | None
+    link: str | None
+
+
+class ContextSection(BaseModel):
+    title: str
+    items: list[ContextItem]
+
+
+class ContextResult(BaseModel):
+    """The prompt block: put ``text`` in the prompt as it is."""
+
+    text: str = Field(description="The block, ready for the prompt.")
+    tokens: int = Field(description="Its size, never over the budget.")
+    budget: int
+    sections: list[ContextSection]
+
+
+class RecentItem(BaseModel):
+    """One line that changed lately."""
+
+    path: str
+    line: int
+    block_id: str | None
+    text: str
+    date: str
+    link: str = ""
+
+    def model_post_init(self, context: object, /) -> None:
+        self.link = link_to(self.path, self.line, self.block_id)
+
+
+class RecentResult(BaseModel):
+    """What changed lately, newest first."""
+
+    daily: list[RecentItem] = Field(description="New lines in the daily notes.")
+    facts_new: list[RecentItem]
+    facts_superseded: list[RecentItem]
