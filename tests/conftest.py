@@ -27,6 +27,8 @@ HIT_FIELDS = {
     "kind",
     "chunk_id",
     "block_id",
+    "tier",
+    "superseded",
 }
 
 

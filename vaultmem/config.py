@@ -104,6 +104,13 @@ class GitConfig:
 
 
 @dataclass(frozen=True)
+class ContextConfig:
+    """``[context]``: the prompt block of ``vaultmem context`` (docs/context.md)."""
+
+    budget: int = 1500  # tokens, as context.count_tokens counts them
+
+
+@dataclass(frozen=True)
 class Config:
     """All settings of one vault."""
 
@@ -112,6 +119,7 @@ class Config:
     scoring: ScoringConfig = field(default_factory=ScoringConfig)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     git: GitConfig = field(default_factory=GitConfig)
+    context: ContextConfig = field(default_factory=ContextConfig)
 
 
 def _section(cls: type[Any], name: str, raw: object) -> Any:
@@ -204,6 +212,8 @@ _RANGE: dict[str, tuple[float, float | None]] = {
     "memory.lessons": (0, None),
     "memory.highlight_days": (0, None),
     "git.timeout_seconds": (0.1, None),
+    # The marker line, a heading and one cited line need about this much (agent/recall.py).
+    "context.budget": (40, None),
 }
 
 
@@ -226,6 +236,7 @@ def load_config(vault_root: Path) -> Config:
         "scoring": ScoringConfig,
         "memory": MemoryConfig,
         "git": GitConfig,
+        "context": ContextConfig,
     }
     unknown = set(raw) - set(sections)
     if unknown:

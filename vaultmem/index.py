@@ -463,6 +463,25 @@ class Index:
         db = self.admin
         return {"files": db["files"].count, "chunks": db["chunks"].count}
 
+    def with_block_id(self, block_id: str) -> list[tuple[str, int, int, str]]:
+        """``(path, line_start, line_end, text)`` of the chunks with this block id."""
+        rows = self.conn.execute(
+            "SELECT path, line_start, line_end, text FROM chunks WHERE block_id = ?"
+            " ORDER BY path, line_start",
+            (block_id,),
+        )
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+    def citing(self, link: str) -> list[tuple[str | None, str]]:
+        """``(block_id, text)`` of the chunks whose ``[source:: ]`` or ``[confirmed_by:: ]``
+        is ``link`` (the facts distilled from one daily-note line)."""
+        rows = self.conn.execute(
+            "SELECT c.block_id, c.text FROM fields s JOIN chunks c ON c.id = s.chunk"
+            " WHERE s.key IN ('source', 'confirmed_by') AND s.value = ?",
+            (link,),
+        )
+        return [(row[0], row[1]) for row in rows]
+
     def warnings(self) -> list[tuple[str, list[str]]]:
         """Files that carry parse or read warnings, with the warnings."""
         rows = self.conn.execute(

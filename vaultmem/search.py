@@ -108,6 +108,8 @@ class Hit:
     kind: str = ""
     chunk_id: str = ""
     block_id: str | None = None
+    tier: str | None = None  # hot, warm or cold for a fact; "archive" in archive/
+    superseded: bool = False  # a struck-through line: superseded or forgotten
 
     def as_dict(self) -> dict[str, Any]:
         """The hit as a JSON-ready dict."""
@@ -122,7 +124,14 @@ class Hit:
             "kind": self.kind,
             "chunk_id": self.chunk_id,
             "block_id": self.block_id,
+            "tier": self.tier,
+            "superseded": self.superseded,
         }
+
+    def snippet(self, width: int = 200) -> str:
+        """The hit's text on one line, cut to ``width`` characters (for agents)."""
+        flat = " ".join(self.text.split())
+        return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def _stem(word: str) -> str:
@@ -224,6 +233,7 @@ def search(
     until: str | None = None,
     url: str | None = None,
     exclude_glob: str | None = None,
+    agent: str | None = None,
 ) -> list[Hit]:
     """Search the index; see the module docstring for how ranking works.
 
@@ -239,6 +249,8 @@ def search(
         url: keep chunks with a ``[url:: ]`` field holding this text (any case); with an
             empty query, every such chunk, in path and line order.
         exclude_glob: leave out chunks whose path matches (``archive/*`` unless asked).
+        agent: keep chunks whose ``[agent:: ]`` field is this name (ASCII case ignored)
+            and chunks with no such field (facts, people's notes, ``MEMORY.md``).
 
     Returns:
         Hits, best first.
@@ -275,6 +287,13 @@ def search(
     if exclude_glob:
         where.append("NOT c.path GLOB ?")
         params.append(exclude_glob)
+    if agent is not None:
+        # Another agent's lines are left out; lines that name no agent are shared.
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM fields a WHERE a.chunk = c.id AND a.key = 'agent'"
+            " AND lower(a.value) <> lower(?))"
+        )
+        params.append(agent)
     limit = min(limit, MAX_LIMIT)
     pool = max(limit * 10, 200)
     columns = (

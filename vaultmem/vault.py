@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .agent.transcripts import CaptureReport, capture_transcript
 from .config import Config, load_config
@@ -37,6 +37,7 @@ from .watchlock import daemon_pid
 from .writes import atomic_write
 
 if TYPE_CHECKING:
+    from .agent.recall import ContextBlock, Recent
     from .history import Commit, History, LineVersion, RestoreResult
     from .memory.consolidate import Report as ConsolidationReport
     from .memory.validate import Problem
@@ -87,11 +88,28 @@ class Forgotten:
 
 @dataclass
 class Excerpt:
-    """Lines of one note, for ``vaultmem show``."""
+    """Lines of one note, for ``vaultmem show`` and ``Vault.get``."""
 
     path: str
     line_start: int
     lines: list[str]
+    block_id: str | None = None  # the id it was asked by
+
+    @property
+    def line_end(self) -> int:
+        return self.line_start + len(self.lines) - 1
+
+    def as_dict(self) -> dict[str, Any]:
+        """The excerpt as a JSON-ready dict (``block_id`` only when asked by one)."""
+        out: dict[str, Any] = {
+            "path": self.path,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "text": "\n".join(self.lines),
+        }
+        if self.block_id is not None:
+            out["block_id"] = self.block_id
+        return out
 
 
 @dataclass
@@ -367,13 +385,18 @@ class Vault:
         url: str | None = None,
         include_archive: bool = False,
         track: bool = True,
+        agent: str | None = None,
+        today: dt.date | None = None,
     ) -> list[Hit]:
         """Keyword search (see ``vaultmem.search``); builds the index first if it never was.
 
-        The archive (``archive/``) is left out unless ``include_archive``. Hits on facts
+        The archive (``archive/``) is left out unless ``include_archive``. With ``agent``,
+        other agents' lines are left out (lines naming no agent are shared). Each hit
+        carries its tier as of ``today`` and whether it is superseded. Hits on facts
         are written to this device's access log (which reinforces them at the next
         consolidation) unless ``track`` is false or ``memory.track_access`` is off.
         """
+        from .agent.recall import mark_hits
 
         def run() -> list[Hit]:
             if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
@@ -388,15 +411,90 @@ class Vault:
                 until=until,
                 url=url,
                 exclude_glob=None if include_archive else "archive/*",
+                agent=agent,
             )
             if not hits:
                 self.db.probe()  # make sure "nothing found" is not a damaged index talking
             return hits
 
         hits = self._recovering(run)
+        mark_hits(hits, self.config, today or dt.date.today())
         if track and self.config.memory.track_access:
             self._log_access(hits)
         return hits
+
+    def context(
+        self,
+        query: str | None = None,
+        *,
+        budget: int | None = None,
+        agent: str | None = None,
+        today: dt.date | None = None,
+    ) -> ContextBlock:
+        """The block an agent puts in its prompt, within ``budget`` tokens (default:
+        ``[context] budget``): ``MEMORY.md``'s block, the recall for ``query``, today's and
+        yesterday's notes (see ``agent/recall.py`` and ``docs/context.md``). Recalled facts
+        count as accessed, like search hits.
+
+        Raises:
+            VaultmemError: a budget below 40 tokens.
+        """
+        from .agent.recall import build_context
+
+        budget = self.config.context.budget if budget is None else budget
+        block = build_context(self, query, budget, agent, today or dt.date.today())
+        if self.config.memory.track_access:
+            self._log_access(
+                [
+                    Hit(i.path, i.line, i.line, "", 0, "", block_id=i.block_id)
+                    for i in block.recalled
+                ]
+            )
+        return block
+
+    def recent(
+        self,
+        *,
+        days: int = 7,
+        limit: int = 50,
+        today: dt.date | None = None,
+        agent: str | None = None,
+    ) -> Recent:
+        """New daily-note lines, new facts and superseded facts of the last ``days`` days
+        (see ``agent/recall.py``).
+
+        Raises:
+            VaultmemError: ``days`` or ``limit`` below 1.
+        """
+        from .agent.recall import recent
+
+        return recent(self, days, limit, today or dt.date.today(), agent)
+
+    def get(
+        self, target: str, line_start: int | None = None, line_end: int | None = None
+    ) -> Excerpt:
+        """A note's lines by path (all, or a range), or the block of the line with a block
+        id (``^id``, ``id``, ``DATE#id``, ``PATH#id``); see ``agent/recall.py``.
+
+        Raises:
+            PathOutsideVaultError: the path leaves the vault.
+            AmbiguousIdError: the id is on several lines.
+            VaultmemError: no such file, line range or id.
+        """
+        from .agent.recall import get
+
+        return get(self, target, line_start, line_end)
+
+    def with_block_id(self, block_id: str) -> list[tuple[str, int, int, str]]:
+        """``(path, line_start, line_end, text)`` of the chunks the index holds with this
+        block id (the files may have changed since: read them to be sure)."""
+
+        def run() -> list[tuple[str, int, int, str]]:
+            if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
+                self._update(None, False)
+            return self.db.with_block_id(block_id)
+
+        return self._recovering(run)
 
     def _log_access(self, hits: list[Hit]) -> None:
         from .memory import ledger

@@ -7,11 +7,11 @@ progress go to stderr. See ``docs/cli.md``.
 
 The commands live by concept: ``notes`` (init, index, search, show, status, watch),
 ``git`` (commit, log, diff, restore, sync), ``memory`` (remember, consolidate, forget,
-tree, validate), ``capture`` (agent transcripts), ``mcp`` (the MCP server); ``common``
-holds what they share.
+tree, validate), ``agent`` (context, recent), ``capture`` (agent transcripts), ``mcp`` (the
+MCP server); ``common`` holds what they share.
 """
 
-from . import capture, git, mcp, memory, notes
+from . import agent, capture, git, mcp, memory, notes
 from .common import cli
 
-__all__ = ["capture", "cli", "git", "mcp", "memory", "notes"]
+__all__ = ["agent", "capture", "cli", "git", "mcp", "memory", "notes"]

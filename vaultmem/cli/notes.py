@@ -132,6 +132,7 @@ def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
     "--url", callback=utf8, help="Only facts whose [url:: ] holds this text (QUERY optional)."
 )
 @click.option("--all", "include_archive", is_flag=True, help="Search the archive too.")
+@click.option("--agent", callback=utf8, help="Leave out other agents' lines ([agent:: NAME]).")
 @json_option
 @vault_option
 def search(
@@ -143,6 +144,7 @@ def search(
     until: str | None,
     url: str | None,
     include_archive: bool,
+    agent: str | None,
     as_json: bool,
     vault_path: Path | None,
 ) -> None:
@@ -150,7 +152,8 @@ def search(
 
     Words are OR-ed and chunks holding more of them rank first; "quoted phrases" and
     prefix* keep their meaning; Chinese, Japanese and Korean work without spaces.
-    Exit code 0 with hits, 1 with none.
+    Exit code 0 with hits, 1 with none (with --json: 0 and []). With --agent NAME,
+    other agents' lines are left out; lines that name no agent are kept.
 
     Example: vaultmem search "budget review" --since 2026-01-01 --json
     """
@@ -166,6 +169,7 @@ def search(
             until=until,
             url=url,
             include_archive=include_archive,
+            agent=agent,
         )
     if as_json:
         echo_json([hit.as_dict() for hit in hits])
@@ -178,8 +182,7 @@ def search(
             click.echo(f"    {_snippet(hit.text, highlight_spans(parsed, hit.text))}")
         if not hits:
             click.echo("no matches", err=True)
-    if not hits:
-        sys.exit(1)
+            sys.exit(1)  # grep's convention; with --json, [] says it (agents read 1 as failure)
 
 
 @cli.command()
@@ -263,7 +266,7 @@ def status(as_json: bool, vault_path: Path | None) -> None:
 
 
 @cli.command(cls=FreeTextCommand)
-@click.argument("target", metavar="PATH[:LINE]")
+@click.argument("target", metavar="PATH[:LINE]|ID")
 @click.option(
     "--context",
     "-C",
@@ -275,22 +278,22 @@ def status(as_json: bool, vault_path: Path | None) -> None:
 @vault_option
 def show(target: str, context: int, as_json: bool, vault_path: Path | None) -> None:
     """Print a note, or with PATH:LINE the block holding that line, with line numbers.
+    A block id (^ID, ID, DATE#ID or PATH#ID) shows the block of the line that has it.
 
     Example: vaultmem show memory/2026-11-20.md:14
     """
     path, line = split_line(target)
+    block_id = None
     with open_vault(vault_path) as vault:
+        if line is None:
+            found = vault.get(target)  # a path, or a block id
+            path, block_id = found.path, found.block_id
+            line = found.line_start if block_id else None
         excerpt = vault.show(path, line, context)
-    end = excerpt.line_start + len(excerpt.lines) - 1
+    excerpt.block_id = block_id
+    end = excerpt.line_end
     if as_json:
-        echo_json(
-            {
-                "path": excerpt.path,
-                "line_start": excerpt.line_start,
-                "line_end": end,
-                "text": "\n".join(excerpt.lines),
-            }
-        )
+        echo_json(excerpt.as_dict())
         return
     width = len(str(end))
     for number, text in enumerate(excerpt.lines, excerpt.line_start):

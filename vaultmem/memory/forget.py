@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -133,17 +133,29 @@ class _Texts:
         return self.read[path]
 
 
-def _find(wanted: Wanted, texts: _Texts) -> Target:
-    """The one memory line with the block id (in the note named, if one is)."""
+def find_line(wanted: Wanted, texts: Mapping[str, str]) -> tuple[str, int] | None:
+    """The one line with the block id among the notes ``texts`` (path -> text), in the
+    note named if one is; ``None`` when no line has it. ``vaultmem get`` uses it too.
+
+    Raises:
+        AmbiguousIdError: several lines have it (the message lists them).
+    """
     matches = [
         (path, number)
-        for path, text in texts.read.items()
+        for path, text in texts.items()
         if wanted.note is None or path == wanted.note
         for number in block_id_lines(text, wanted.block)
     ]
     if len(matches) > 1:
         raise AmbiguousIdError(_ambiguous(wanted.block, matches))
-    for path, number in matches:
+    return matches[0] if matches else None
+
+
+def _find(wanted: Wanted, texts: _Texts) -> Target:
+    """The one memory line with the block id (in the note named, if one is)."""
+    found = find_line(wanted, texts.read)
+    if found is not None:
+        path, number = found
         for entry in parse_entries(texts.read[path]):
             if entry.number == number and entry.block_id == wanted.block:
                 return Target(path, entry)

@@ -1,0 +1,517 @@
+"""Recall for agents: the prompt context block, what changed lately, and lines by id.
+
+``context`` builds the block an agent puts in its prompt (``docs/context.md``): the line
+``<!-- vaultmem:context -->`` (so ``remember`` and capture know an echo of it and skip
+it), then ``MEMORY.md``'s generated block, the recall for a query, and today's and
+yesterday's daily notes, never over the budget as ``context.count_tokens`` counts the
+whole text. With a query, the recall gets the first half of the budget (its best hit
+always, cut short if it must be), ``MEMORY.md`` the next share, more recall the rest, and
+the daily notes what is left. One memory is recalled once: a daily-note line, the facts
+distilled from it (``[source:: [[DATE#^id]]]``) and ``MEMORY.md``'s mention of those
+facts (``(fID)``) are one item. Struck lines (superseded or forgotten) are not recalled.
+
+``recent`` lists the new daily-note lines, new facts and superseded facts of the last
+days; ``get`` returns a note's lines by path and range or by block id; ``mark_hits``
+gives search hits their tier and superseded flag.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..config import Config
+from ..context import BEGIN, END, block_of, count_tokens
+from ..errors import VaultmemError
+from ..files import read_note, resolve_in_vault, scan_notes
+from ..memory.facts import Entry, Fact, daily_date, parse_entries, parse_entry, without_fields
+from ..memory.forget import Wanted, find_line
+from ..memory.remember import ECHO_MARKERS
+from ..memory.tiers import current_score, tier
+from ..parse import parse_document
+from ..search import Hit
+
+if TYPE_CHECKING:
+    from ..vault import Excerpt, Vault
+
+MARKER = "<!-- vaultmem:context -->"
+MIN_BUDGET = 40  # the marker line, a heading and one cited line (also config's minimum)
+RECALL_HITS = 30  # hits asked of search; more than any sensible budget shows
+_WORDS_MAX = 300  # characters of one line's words shown in the block
+_MENTION = re.compile(r"\(([A-Za-z0-9-]+)\)\s*$")  # MEMORY.md cites a fact as "(fID)"
+_BOOKKEEPING = ("session", "agent")  # fields a prompt does not need (ids, not words)
+
+
+def mark_hits(hits: list[Hit], config: Config, today: dt.date) -> None:
+    """Set each hit's ``tier`` (a fact's, by its importance, kind and age as consolidation
+    scores it, without the access count; ``archive`` in ``archive/``) and ``superseded``
+    (its line is struck through: superseded or forgotten)."""
+    for hit in hits:
+        entry = parse_entry(hit.text.split("\n", 1)[0], hit.line_start)
+        hit.superseded = entry is not None and entry.struck
+        if hit.path.startswith("archive/"):
+            hit.tier = "archive"
+        elif hit.path.startswith("facts/") and entry is not None:
+            fact = Fact(hit.path, entry)
+            score = current_score(
+                fact.importance,
+                fact.kind,
+                fact.day,
+                today,
+                pinned=fact.pinned,
+                config=config.memory,
+            )
+            hit.tier = tier(score, config.memory)
+
+
+# -- the context block ----------------------------------------------------------------
+
+
+@dataclass
+class Item:
+    """One line of the block, and where it comes from."""
+
+    shown: str  # the line as it stands in the block
+    text: str  # its words
+    path: str
+    line: int
+    block_id: str | None = None
+    link: str | None = None  # [[note#^id]], which Obsidian opens at the line
+    keys: frozenset[str] = frozenset()  # what makes two items one memory
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "path": self.path,
+            "line": self.line,
+            "block_id": self.block_id,
+            "link": self.link,
+        }
+
+
+@dataclass
+class Part:
+    """A section of the block: its title and the items the budget left in it."""
+
+    title: str
+    items: list[Item] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"title": self.title, "items": [item.as_dict() for item in self.items]}
+
+
+@dataclass
+class ContextBlock:
+    """The prompt block (``text``), its size and the sections it holds."""
+
+    text: str
+    tokens: int
+    budget: int
+    sections: list[Part]
+    recalled: list[Item] = field(default_factory=list, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "sections": [part.as_dict() for part in self.sections],
+        }
+
+
+def build_context(
+    vault: Vault, query: str | None, budget: int, agent: str | None, today: dt.date
+) -> ContextBlock:
+    """The block for ``query`` (or none) within ``budget`` tokens (see the module doc).
+
+    Raises:
+        VaultmemError: ``budget`` is below ``MIN_BUDGET``.
+    """
+    if budget < MIN_BUDGET:
+        raise VaultmemError(f"the budget must be at least {MIN_BUDGET} tokens, got {budget}")
+    memory = Part("MEMORY.md")
+    recall = Part("Recall")
+    days = [
+        Part(f"memory/{day.isoformat()}.md ({name})")
+        for day, name in ((today, "today"), (today - dt.timedelta(days=1), "yesterday"))
+    ]
+    filler = _Filler(budget, count_tokens(MARKER))
+    hits = _recall_items(vault, query, agent, today) if query and query.strip() else []
+    if hits:
+        filler.best(recall, hits[0])
+        filler.fill(recall, hits[1:], limit=budget // 2, stop_early=True)
+    memory_lines = _memory_items(vault)
+    filler.fill(memory, memory_lines, stop_early=True)
+    _drop_trailing_headings(filler, memory)
+    cited = {key for item in memory.items for key in item.keys}
+    # A memory MEMORY.md already shows is not recalled again (the best hit stays: the
+    # reader asked for it, and it may be a daily line the block only cites by its fact).
+    for item in recall.items[1:]:
+        if item.keys & cited:
+            filler.remove(recall, item)
+    taken = {key for item in recall.items for key in item.keys} | cited
+    filler.fill(recall, [h for h in hits if not h.keys & taken])
+    shown = {(item.path, item.line) for item in recall.items}
+    for part, day in zip(days, (today, today - dt.timedelta(days=1)), strict=True):
+        lines = [i for i in _daily_items(vault, day, agent) if (i.path, i.line) not in shown]
+        filler.fill_latest(part, lines)
+    parts = [p for p in (memory, recall, *days) if p.items]
+    text = "\n\n".join(
+        [MARKER] + [f"## {p.title}\n" + "\n".join(i.shown for i in p.items) for p in parts]
+    )
+    return ContextBlock(text, count_tokens(text), budget, parts, recall.items)
+
+
+class _Filler:
+    """Gives lines to sections while the budget lasts. A line's cost is its tokens, plus
+    its section's heading for the first one; blank lines cost nothing, and so sections
+    joined by newlines cost the sum of their lines (``count_tokens`` splits on spaces)."""
+
+    def __init__(self, budget: int, reserved: int) -> None:
+        self.budget = budget
+        self.left = budget - reserved
+
+    def _cost(self, part: Part, item: Item) -> int:
+        heading = 0 if part.items else count_tokens(f"## {part.title}")
+        return count_tokens(item.shown) + heading
+
+    def take(self, part: Part, item: Item, limit: int | None = None) -> bool:
+        """Add the item if it fits (and the block stays within ``limit`` tokens)."""
+        cost = self._cost(part, item)
+        if cost > self.left or (limit is not None and self.budget - self.left + cost > limit):
+            return False
+        part.items.append(item)
+        self.left -= cost
+        return True
+
+    def remove(self, part: Part, item: Item) -> None:
+        part.items.remove(item)
+        self.left += count_tokens(item.shown) + (
+            0 if part.items else count_tokens(f"## {part.title}")
+        )
+
+    def fill(
+        self, part: Part, items: Iterable[Item], limit: int | None = None, stop_early: bool = False
+    ) -> None:
+        """Take items in order; a line that does not fit ends the section when
+        ``stop_early`` (a block keeps its order), else the next one is tried."""
+        for item in items:
+            if not self.take(part, item, limit) and stop_early:
+                return
+
+    def fill_latest(self, part: Part, items: list[Item]) -> None:
+        """The last lines that fit, shown in the note's order (the newest matter most)."""
+        kept: list[Item] = []
+        for item in reversed(items):
+            probe = Part(part.title, part.items + kept)
+            if not self.take(probe, item):
+                break
+            kept.insert(0, item)
+        part.items.extend(kept)
+
+    def best(self, part: Part, item: Item) -> None:
+        """The best hit: whole if it fits, else its words cut short until they do, and
+        when even its citation cannot fit, its words alone."""
+        if self.take(part, item):
+            return
+        for cite in (True, False):
+            words = item.text
+            while words:
+                if self.take(part, _shortened(item, words, cite)):
+                    return
+                words = words[: min(len(words) - 1, len(words) * 3 // 4)]
+
+
+def _shortened(item: Item, words: str, cite: bool) -> Item:
+    short = words if words == item.text else words.rstrip() + "…"
+    shown = _cited(short, item) if cite else f"- {short}"
+    return Item(shown, short, item.path, item.line, item.block_id, item.link, item.keys)
+
+
+def _cited(words: str, item: Item) -> str:
+    return f"- {words} ({item.link or f'{item.path}:{item.line}'})"
+
+
+def _drop_trailing_headings(filler: _Filler, part: Part) -> None:
+    """A heading of MEMORY.md's block whose lines did not fit is left out too."""
+    while part.items and part.items[-1].text.startswith("#"):
+        filler.remove(part, part.items[-1])
+
+
+def _memory_items(vault: Vault) -> list[Item]:
+    """``MEMORY.md``'s generated block, line by line (its headings one level down); a
+    ``MEMORY.md`` without the markers (an OpenClaw workspace) is shown whole."""
+    text = _read(vault, "MEMORY.md")
+    if text is None:
+        return []
+    lines = text.split("\n")
+    if block_of(text) is not None:
+        begin = next(n for n, line in enumerate(lines) if BEGIN in line)
+        end = next(n for n, line in enumerate(lines) if END in line)
+        numbered = list(enumerate(lines[begin + 1 : end], begin + 2))
+    else:
+        blocks = parse_document(text).blocks
+        start = min((b.line_start for b in blocks if b.kind != "frontmatter"), default=1)
+        numbered = list(enumerate(lines[start - 1 :], start))
+    items = []
+    for number, line in numbered:
+        if not line.strip() or any(marker in line for marker in ECHO_MARKERS):
+            continue
+        shown = "#" + line if line.startswith("#") else line
+        mention = _MENTION.search(line)
+        keys = frozenset({f"MEMORY.md:{number}", *([mention.group(1)] if mention else [])})
+        items.append(Item(shown.rstrip(), line.strip(), "MEMORY.md", number, keys=keys))
+    return items
+
+
+def _recall_items(vault: Vault, query: str, agent: str | None, today: dt.date) -> list[Item]:
+    """The hits for ``query``, one item per memory, best first; struck lines left out."""
+    hits = vault.search(query, limit=RECALL_HITS, agent=agent, track=False, today=today)
+    items: list[Item] = []
+    seen: set[str] = set()
+    for hit in hits:
+        hit = _cited_fact(vault, hit, today)
+        if hit.superseded:
+            continue
+        keys, stale = _memory_keys(vault, hit)
+        if stale or keys & seen:
+            continue
+        seen |= keys
+        entry = parse_entry(hit.text.split("\n", 1)[0], hit.line_start)
+        words = entry.text if entry is not None else " ".join(hit.text.split())
+        if len(words) > _WORDS_MAX:
+            words = words[: _WORDS_MAX - 1] + "…"
+        item = Item("", words, hit.path, hit.line_start, hit.block_id, _link(hit), keys)
+        item.shown = _cited(words, item)
+        items.append(item)
+    return items
+
+
+def _cited_fact(vault: Vault, hit: Hit, today: dt.date) -> Hit:
+    """For a line of ``MEMORY.md`` that cites a fact as ``(fID)``: the fact's own line,
+    which says where the memory lives; any other hit as it is."""
+    mention = _MENTION.search(hit.text.split("\n", 1)[0]) if hit.path == "MEMORY.md" else None
+    if mention is None:
+        return hit
+    for path, start, end, text in vault.db.with_block_id(mention.group(1)):
+        if path.startswith(("facts/", "archive/")):
+            fact = Hit(path, start, end, "", hit.score, text, block_id=mention.group(1))
+            mark_hits([fact], vault.config, today)
+            return fact
+    return hit
+
+
+def _link(hit: Hit) -> str | None:
+    if hit.block_id is None:
+        return None
+    day = daily_date(hit.path)
+    note = day or hit.path.removesuffix(".md")
+    return f"[[{note}#^{hit.block_id}]]"
+
+
+def _memory_keys(vault: Vault, hit: Hit) -> tuple[frozenset[str], bool]:
+    """What names the memory a hit holds (its ``DATE#id``, fact ids, sources), and whether
+    a fact distilled from it is struck (the line is then history, not a current memory)."""
+    keys = {f"{hit.path}:{hit.line_start}"}
+    entry = parse_entry(hit.text.split("\n", 1)[0], hit.line_start)
+    day = daily_date(hit.path)
+    stale = False
+    if day and hit.block_id:
+        keys.add(f"{day}#{hit.block_id}")
+        for block, text in vault.db.citing(f"[[{day}#^{hit.block_id}]]"):
+            fact = parse_entry(text.split("\n", 1)[0])
+            stale = stale or (fact is not None and fact.struck)
+            keys |= {block} if block else set()
+    elif hit.path.startswith(("facts/", "archive/")) and entry is not None:
+        fact_line = Fact(hit.path, entry)
+        keys |= {fact_line.id} if fact_line.id else set()
+        keys |= set(fact_line.sources)
+    elif hit.path == "MEMORY.md":
+        mention = _MENTION.search(hit.text.split("\n", 1)[0])
+        keys |= {mention.group(1)} if mention else set()
+    return frozenset(keys), stale
+
+
+def _daily_items(vault: Vault, day: dt.date, agent: str | None) -> list[Item]:
+    """A daily note's live list items (other agents' lines left out), in the note's order."""
+    rel = f"memory/{day.isoformat()}.md"
+    text = _read(vault, rel)
+    items = []
+    for entry in parse_entries(text or ""):
+        if entry.struck or not _agent_ok(entry, agent):
+            continue
+        if any(marker in entry.raw for marker in ECHO_MARKERS):
+            continue
+        shown = without_fields(entry.raw.strip(), _BOOKKEEPING)
+        if len(shown) > _WORDS_MAX:
+            shown = shown[: _WORDS_MAX - 1] + "…"
+        link = f"[[{day.isoformat()}#^{entry.block_id}]]" if entry.block_id else None
+        items.append(Item(shown, entry.text, rel, entry.number, entry.block_id, link))
+    return items
+
+
+def _agent_ok(entry: Entry, agent: str | None) -> bool:
+    """Search's rule: no agent asked, or the line names none, or names this one."""
+    named = entry.values("agent")
+    return agent is None or not named or any(n.lower() == agent.lower() for n in named)
+
+
+def _read(vault: Vault, rel: str) -> str | None:
+    """A note's text, or ``None`` when it is absent or unreadable (never leaving the vault)."""
+    try:
+        absolute, _ = resolve_in_vault(vault.root, rel)
+    except VaultmemError:
+        return None
+    if not _is_file(absolute):
+        return None
+    return read_note(absolute, vault.config.index.max_file_bytes).text
+
+
+# -- what changed lately --------------------------------------------------------------
+
+
+@dataclass
+class Change:
+    """A line that is new or changed in the window of ``recent``."""
+
+    path: str
+    line: int
+    block_id: str | None
+    text: str
+    date: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "block_id": self.block_id,
+            "text": self.text,
+            "date": self.date,
+        }
+
+
+@dataclass
+class Recent:
+    """``recent``: each list newest first."""
+
+    daily: list[Change]
+    facts_new: list[Change]
+    facts_superseded: list[Change]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "daily": [c.as_dict() for c in self.daily],
+            "facts_new": [c.as_dict() for c in self.facts_new],
+            "facts_superseded": [c.as_dict() for c in self.facts_superseded],
+        }
+
+
+def recent(vault: Vault, days: int, limit: int, today: dt.date, agent: str | None) -> Recent:
+    """The daily-note lines of the last ``days`` days (today included; other agents' lines
+    left out), the facts learnt in them (a fact's date: its first source's, else
+    ``[created:: ]``) and the facts struck in them (``[superseded:: DATE]`` or
+    ``[forgotten:: DATE]``), at most ``limit`` of each, newest first.
+
+    Raises:
+        VaultmemError: ``days`` or ``limit`` is below 1.
+    """
+    if days < 1 or limit < 1:
+        raise VaultmemError(f"days and limit must be at least 1, got {days} and {limit}")
+    first = today - dt.timedelta(days=days - 1)
+    daily: list[Change] = []
+    for offset in range(days):
+        day = today - dt.timedelta(days=offset)
+        for item in reversed(_daily_items(vault, day, agent)):
+            daily.append(Change(item.path, item.line, item.block_id, item.text, day.isoformat()))
+    new: list[Change] = []
+    struck: list[Change] = []
+    for fact in _facts(vault):
+        change = Change(fact.path, fact.entry.number, fact.id, fact.text, "")
+        if fact.live and not fact.archived and fact.day and first <= fact.day <= today:
+            change.date = fact.day.isoformat()
+            new.append(change)
+        elif not fact.live:
+            when = fact.entry.field("superseded") or fact.entry.field("forgotten") or ""
+            if first.isoformat() <= when[:10] <= today.isoformat():
+                change.date = when[:10]
+                struck.append(change)
+    newest = lambda c: (c.date, c.path, c.line)  # noqa: E731 -- one sort key, three uses
+    return Recent(
+        daily[:limit],
+        sorted(new, key=newest, reverse=True)[:limit],
+        sorted(struck, key=newest, reverse=True)[:limit],
+    )
+
+
+def _facts(vault: Vault) -> list[Fact]:
+    """Every fact line of ``facts/`` and ``archive/``, read from the files."""
+    facts = []
+    for folder in ("facts", "archive"):
+        for stat in scan_notes(vault.root, vault.config.index.exclude, folder):
+            if stat.skip_reason:
+                continue
+            text = read_note(vault.root / stat.path, vault.config.index.max_file_bytes).text
+            facts += [Fact(stat.path, entry) for entry in parse_entries(text or "")]
+    return facts
+
+
+# -- lines by path or block id ----------------------------------------------------------
+
+_ID = re.compile(r"\^?[A-Za-z0-9-]+")
+
+
+def get(vault: Vault, target: str, line_start: int | None, line_end: int | None) -> Excerpt:
+    """A note's lines (all, or ``line_start``..``line_end``), or the block of the line with a
+    block id: ``^id``, ``id``, ``DATE#id`` (that day's daily note) or ``PATH#id``. A target
+    naming a file of the vault is a path; else one that looks like an id is an id.
+
+    Raises:
+        PathOutsideVaultError: the path (or the note of ``PATH#id``) leaves the vault.
+        AmbiguousIdError: the id is on several lines (the message lists them).
+        VaultmemError: no such file or id, or a line range outside the note.
+    """
+    target = target.strip()
+    if not target.startswith("^") and "#" not in target:
+        absolute, rel = resolve_in_vault(vault.root, target)
+        if _is_file(absolute) or not _ID.fullmatch(target):
+            return _lines(vault, rel, line_start, line_end)
+    if line_start is not None or line_end is not None:
+        raise VaultmemError("a line range goes with a path, not with a block id")
+    wanted = Wanted.parse(target)
+    if wanted.note is not None:
+        paths = [resolve_in_vault(vault.root, wanted.note)[1]]
+        wanted = Wanted(wanted.block, paths[0])
+    else:
+        paths = list(dict.fromkeys(row[0] for row in vault.with_block_id(wanted.block)))
+    texts = {p: t for p in paths if (t := _read(vault, p)) is not None}
+    found = find_line(wanted, texts)
+    if found is None:
+        where = f" in {wanted.note}" if wanted.note else ""
+        raise VaultmemError(f"no line has the block id ^{wanted.block}{where}")
+    excerpt = vault.show(found[0], found[1])
+    excerpt.block_id = wanted.block
+    return excerpt
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a name too long for the file system names no file
+        return False
+
+
+def _lines(vault: Vault, rel: str, start: int | None, end: int | None) -> Excerpt:
+    excerpt = vault.show(rel)
+    if start is None and end is None:
+        return excerpt
+    count = len(excerpt.lines)
+    first, last = start or 1, end or count
+    if not 1 <= first <= last <= count:
+        raise VaultmemError(f"{rel} has {count} lines; lines {first} to {last} are not in it")
+    excerpt.lines = excerpt.lines[first - 1 : last]
+    excerpt.line_start = first
+    return excerpt

@@ -1,0 +1,132 @@
+"""Commands agents call: context (the prompt block) and recent (what changed lately).
+``show`` (notes.py) takes a block id too, for what MCP calls ``get``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import select
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from ..agent.recall import MIN_BUDGET
+from .common import (
+    FreeTextCommand,
+    cli,
+    date,
+    echo_json,
+    json_option,
+    open_vault,
+    utf8,
+    vault_option,
+)
+
+_HOOK_WAIT = 1.0  # seconds a hook's JSON may take to arrive on stdin
+
+
+def read_hook_input(wait: float = _HOOK_WAIT) -> dict[str, object]:
+    """The JSON a host's hook sends on stdin, or ``{}``: never waits on a terminal, and
+    gives up after ``wait`` seconds on a pipe that stays open without sending anything."""
+    stream = sys.stdin
+    if stream is None or stream.closed or stream.isatty():
+        return {}
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # a replaced stdin (tests) has no descriptor
+        return {}
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + wait
+    while (left := deadline - time.monotonic()) > 0:
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            break
+        data = os.read(fd, 65536)
+        if not data:
+            break
+        chunks.append(data)
+    try:
+        parsed = json.loads(b"".join(chunks).decode("utf-8", "replace") or "{}")
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+@cli.command(cls=FreeTextCommand)
+@click.argument("query", callback=utf8, required=False)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=MIN_BUDGET),
+    help="Most tokens of the block [config: context.budget, 1500].",
+)
+@click.option("--agent", callback=utf8, help="Leave out other agents' lines.")
+@click.option("--today", callback=date, help="Run as of this YYYY-MM-DD (default: today).")
+@click.option(
+    "--hook", is_flag=True, help="For a session-start hook: read its JSON on stdin, print text."
+)
+@json_option
+@vault_option
+def context(
+    query: str | None,
+    budget: int | None,
+    agent: str | None,
+    today: str | None,
+    hook: bool,
+    as_json: bool,
+    vault_path: Path | None,
+) -> None:
+    """Print the block an agent puts in its prompt: MEMORY.md's block, the recall for
+    QUERY, then today's and yesterday's notes, within the token budget. See docs/context.md.
+
+    Example: vaultmem context "release date" --budget 800
+    """
+    if hook and as_json:
+        raise click.UsageError("use just one of --hook and --json")
+    if hook:
+        read_hook_input()  # a SessionStart hook sends its JSON; nothing in it changes the block
+    day = dt.date.fromisoformat(today) if today else None
+    with open_vault(vault_path) as vault:
+        block = vault.context(query, budget=budget, agent=agent, today=day)
+    if as_json:
+        echo_json(block.as_dict())
+    else:
+        click.echo(block.text)
+
+
+@cli.command()
+@click.option("--days", type=click.IntRange(min=1), default=7, show_default=True)
+@click.option("--limit", "-n", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--agent", callback=utf8, help="Leave out other agents' lines.")
+@click.option("--today", callback=date, help="Run as of this YYYY-MM-DD (default: today).")
+@json_option
+@vault_option
+def recent(
+    days: int,
+    limit: int,
+    agent: str | None,
+    today: str | None,
+    as_json: bool,
+    vault_path: Path | None,
+) -> None:
+    """Show what changed in the last days: new daily-note lines, new facts, and facts
+    superseded or forgotten, newest first.
+
+    Example: vaultmem recent --days 2 --json
+    """
+    day = dt.date.fromisoformat(today) if today else None
+    with open_vault(vault_path) as vault:
+        found = vault.recent(days=days, limit=limit, today=day, agent=agent)
+    if as_json:
+        echo_json(found.as_dict())
+        return
+    for title, changes in (
+        ("daily notes", found.daily),
+        ("new facts", found.facts_new),
+        ("superseded facts", found.facts_superseded),
+    ):
+        click.echo(f"{title}: {len(changes)}")
+        for change in changes:
+            click.echo(f"  {change.date} {change.path}:{change.line}  {change.text}")
