@@ -27,7 +27,7 @@ from mcp_types import CallToolResult
 from vaultmem import Vault
 from vaultmem.cli.mcp import INSTALL_HINT
 
-TOOLS = {"search", "get", "remember", "forget", "status"}
+TOOLS = {"search", "get", "remember", "context", "recent", "forget", "status"}
 
 
 class Client:
@@ -172,6 +172,45 @@ def test_get_reads_memory_md_exactly(client: Client, root: Path) -> None:
     assert client.ok("get", {"path_or_id": "empty.md"})["text"] == ""
 
 
+def test_get_by_block_id_reads_the_line(client: Client, root: Path) -> None:
+    stored = client.ok("remember", {"text": "The boiler code is on the fridge"})
+    for target in (stored["block_id"], "^" + stored["block_id"]):
+        excerpt = client.ok("get", {"path_or_id": target})
+        assert (excerpt["path"], excerpt["line_start"]) == (stored["path"], stored["line"])
+        assert "The boiler code is on the fridge" in excerpt["text"]
+        assert excerpt["block_id"] == stored["block_id"] and excerpt["link"] == stored["link"]
+
+
+def test_context_stays_within_its_budget_and_cites_the_recall(client: Client) -> None:
+    stored = client.ok("remember", {"text": "Maria's flight to Lisbon lands at 9:40"})
+    for budget in (120, 400, 2000):
+        block = client.ok("context", {"query": "Lisbon flight", "budget_tokens": budget})
+        assert block["budget"] == budget and block["tokens"] <= budget
+        assert block["text"].startswith("<!-- vaultmem:context -->")
+        assert "Lisbon lands at 9:40" in block["text"]  # the best hit, even at 120 tokens
+        ids = [item["block_id"] for part in block["sections"] for item in part["items"]]
+        assert stored["block_id"] in ids
+
+
+def test_recent_lists_the_lines_remembered_today(client: Client) -> None:
+    stored = client.ok("remember", {"text": "Renewed the passport today"})
+    changes = client.ok("recent", {"days": 1})
+    assert set(changes) == {"daily", "facts_new", "facts_superseded"}
+    daily = {item["block_id"]: item for item in changes["daily"]}
+    assert daily[stored["block_id"]]["link"] == stored["link"]
+
+
+def test_search_for_one_agent_leaves_out_other_agents_lines(client: Client) -> None:
+    mine = client.ok("remember", {"text": "Prefers tabs over spaces", "agent": "codex"})
+    theirs = client.ok("remember", {"text": "Prefers spaces over tabs", "agent": "claude"})
+    shared = client.ok("remember", {"text": "Tabs versus spaces debate settled"})
+    found = {h["block_id"] for h in client.search("tabs spaces", agent="codex")}
+    assert mine["block_id"] in found and shared["block_id"] in found
+    assert theirs["block_id"] not in found
+    everyone = {h["block_id"] for h in client.search("tabs spaces")}
+    assert {mine["block_id"], theirs["block_id"], shared["block_id"]} <= everyone
+
+
 def test_a_path_outside_the_vault_is_refused_and_the_server_lives_on(
     client: Client, root: Path
 ) -> None:
@@ -197,7 +236,10 @@ def test_a_path_outside_the_vault_is_refused_and_the_server_lives_on(
         ("search", {"query": "tea", "tags": "work"}, "tags"),
         ("remember", {"text": "x", "importance": 3}, "importance"),
         ("get", {"path_or_id": "no/such/note.md"}, "no such file"),
-        ("get", {"path_or_id": "MEMORY.md", "line_start": 9999}, "holds none"),
+        ("get", {"path_or_id": "MEMORY.md", "line_start": 9999}, "9999"),
+        ("get", {"path_or_id": "mnosuchid"}, "mnosuchid"),
+        ("context", {"query": "tea", "budget_tokens": 5}, "budget_tokens"),
+        ("recent", {"days": 0}, "days"),
         ("forget", {"id": "mnosuchid"}, "mnosuchid"),
         ("no_such_tool", {}, "no_such_tool"),
     ],

@@ -30,8 +30,10 @@ from ..memory.remember import daily_note_path
 from ..vault import Vault
 from .live import LiveIndex
 from .mcp_models import (
+    ContextResult,
     Excerpt,
     Forgotten,
+    RecentResult,
     Remembered,
     SearchHit,
     SearchResult,
@@ -42,6 +44,7 @@ from .mcp_models import (
 F = TypeVar("F", bound=Callable[..., Any])
 MODES = ("keyword",)
 MAX_LIMIT = 100
+MAX_BUDGET = 200_000
 AgentName = Annotated[
     str | None,
     Field(description="Your agent's name when several share the vault; omit to share all."),
@@ -135,6 +138,7 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
         mode: Annotated[str, Field(description="Search mode: 'keyword' (the only one).")] = (
             "keyword"
         ),
+        agent: AgentName = None,
     ) -> SearchResult:
         """Search the memory (daily notes, facts, topics, MEMORY.md); hits best first, each
         with a `link` to cite and a `block_id` for `get` or `forget`."""
@@ -147,7 +151,12 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
             # rest here, on the hits' tags.
             asked = limit if len(wanted) < 2 else min(limit * 10, 1000)
             hits = vault.search(
-                query, limit=asked, path=path, tag=wanted[0] if wanted else None, since=since
+                query,
+                limit=asked,
+                path=path,
+                tag=wanted[0] if wanted else None,
+                since=since,
+                agent=agent,
             )
         hits = [h for h in hits if _has_tags(h.tags, wanted)][:limit]
         return SearchResult(hits=[SearchHit.of(h) for h in hits], mode=mode)
@@ -155,26 +164,53 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
     @_tool(server, read_only)
     def get(
         path_or_id: Annotated[
-            str, Field(description="A note's path in the vault, e.g. MEMORY.md or memory/X.md.")
+            str,
+            Field(
+                description="A note's path (MEMORY.md, memory/X.md) or a block id (^id, DATE#id)."
+            ),
         ],
         line_start: Annotated[int | None, Field(ge=1, description="First line (1-based).")] = None,
         line_end: Annotated[int | None, Field(ge=1, description="Last line, inclusive.")] = None,
     ) -> Excerpt:
-        """Read the exact text of a note, or of its lines line_start..line_end."""
+        """Read the exact text of a note (or its lines line_start..line_end), or of the line
+        with a block id."""
         with service.reading() as vault:
-            shown = vault.show(path_or_id)
-        lines = shown.lines
-        start, end = line_start or 1, min(line_end or len(lines), len(lines))
-        if (line_start or line_end) and not start <= end:
-            raise ToolError(f"{shown.path} has {len(lines)} lines; {start}..{end} holds none")
+            shown = vault.get(path_or_id, line_start, line_end)
         return Excerpt(
             path=shown.path,
-            line_start=start,
-            line_end=end,
-            text="\n".join(lines[start - 1 : end]),
-            block_id=None,
-            link=link_to(shown.path, start, None),
+            line_start=shown.line_start,
+            line_end=max(shown.line_end, shown.line_start),
+            text="\n".join(shown.lines),
+            block_id=shown.block_id,
+            link=link_to(shown.path, shown.line_start, shown.block_id),
         )
+
+    @_tool(server, read_only)
+    def context(
+        query: Annotated[str | None, Field(description="What the turn is about.")] = None,
+        budget_tokens: Annotated[
+            int | None,
+            Field(ge=40, le=MAX_BUDGET, description="Most tokens (default: the vault's)."),
+        ] = None,
+        agent: AgentName = None,
+    ) -> ContextResult:
+        """The memory block to put in your prompt: MEMORY.md, the best recall for query, then
+        today's and yesterday's notes, never over budget_tokens; each line cites its source."""
+        with service.reading() as vault:
+            block = vault.context(query, budget=budget_tokens, agent=agent)
+        return ContextResult.model_validate(block.as_dict())
+
+    @_tool(server, read_only)
+    def recent(
+        days: Annotated[int, Field(ge=1, le=3660, description="How many days back.")] = 7,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Most items per list.")] = 50,
+        agent: AgentName = None,
+    ) -> RecentResult:
+        """What changed lately: new daily-note lines, new facts and superseded facts, newest
+        first."""
+        with service.reading() as vault:
+            changes = vault.recent(days=days, limit=limit, agent=agent)
+        return RecentResult.model_validate(changes.as_dict())
 
     @_tool(server, ToolAnnotations(idempotent_hint=True, open_world_hint=False))
     def remember(

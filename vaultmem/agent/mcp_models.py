@@ -62,8 +62,8 @@ class SearchHit(BaseModel):
             snippet=snippet(hit.text),
             block_id=hit.block_id,
             score=round(hit.score, 4),
-            tier=getattr(hit, "tier", None),
-            superseded=bool(getattr(hit, "superseded", False)),
+            tier=hit.tier,
+            superseded=hit.superseded,
             tags=hit.tags,
             link=link_to(hit.path, hit.line_start, hit.block_id),
         )
