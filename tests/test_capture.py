@@ -367,6 +367,49 @@ def test_a_codex_rollout_keeps_each_message_once_without_its_preamble(
     ]
 
 
+def test_an_older_codex_rollout_without_envelopes_is_read_too(
+    vault: Vault, tmp_path: Path, utc: None
+) -> None:
+    """Before its ``{timestamp, type, payload}`` envelope, a rollout was a header line and
+    then the bare items (and ``record_type`` state lines); this one starts with a BOM."""
+    transcript = jsonl(
+        tmp_path / "rollout-2025-05-07T17-24-21-5973b6c0.jsonl",
+        [
+            {"id": "5973b6c0-94b8", "timestamp": "2025-05-07T17:24:21.123Z", "instructions": ""},
+            {"record_type": "state"},
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "<environment_context>cwd</environment_context>"}
+                ],
+            },
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "Staging is on port 8443"}],
+            },
+            {"type": "reasoning", "summary": []},
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Port 8443, noted."}],
+            },
+        ],
+    )
+    transcript.write_bytes(b"\xef\xbb\xbf" + transcript.read_bytes())
+    day = dt.datetime(2025, 5, 7, 17, 30).timestamp()
+    os.utime(transcript, (day, day))
+
+    report = vault.capture(transcript)
+
+    assert (report.format, report.added, report.malformed) == ("codex", 2, 0)
+    assert [words(line) for line in lines(vault, "2025-05-07")] == [
+        "- 17:30 **user** Staging is on port 8443 [source:: codex] [session:: 5973b6c0-94b8]",
+        "- 17:30 **assistant** Port 8443, noted. [source:: codex] [session:: 5973b6c0-94b8]",
+    ]
+
+
 def test_an_openclaw_session_keeps_the_conversation_without_tools_or_heartbeats(
     vault: Vault, tmp_path: Path, utc: None
 ) -> None:
@@ -449,7 +492,7 @@ def test_a_plain_jsonl_without_times_is_captured_once_even_after_its_date_moves(
         "- 18:30 **assistant** yes [source:: jsonl] [session:: chat]",
     ]
 
-    jsonl(transcript, [{"role": "user", "content": "Great, see you there", "time": 1795418400}])
+    jsonl(transcript, [{"role": "user", "content": "Great, see you there", "time": "1795418400"}])
     day_two = dt.datetime(2026, 11, 23, 9, 0).timestamp()
     os.utime(transcript, (day_two, day_two))
     grown = vault.capture(transcript)

@@ -124,6 +124,8 @@ def parse_time(value: Any) -> dt.datetime | None:
             return dt.datetime.fromtimestamp(seconds, dt.UTC)
         except (OverflowError, OSError, ValueError):
             return None
+    if isinstance(value, str) and re.fullmatch(r"\d{9,13}(\.\d+)?", value.strip()):
+        return parse_time(float(value))
     if isinstance(value, str) and value.strip():
         try:
             return dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
@@ -170,7 +172,14 @@ def claude_code(entry: Mapping[str, Any], ctx: Context) -> Iterator[Message]:
 
 def codex(entry: Mapping[str, Any], ctx: Context) -> Iterator[Message]:
     """Codex CLI rollout: ``response_item`` messages of the user and the assistant
-    (developer and system messages are instructions, not conversation)."""
+    (developer and system messages are instructions, not conversation). Rollouts written
+    before Codex 0.40 or so have no envelope: a ``{"id", "timestamp", "instructions"}``
+    header, then the items themselves, without timestamps."""
+    if _legacy_codex_header(entry):
+        ctx.session = _text(entry.get("id")) or ctx.session
+        return
+    if entry.get("type") == "message" and "payload" not in entry:
+        entry = {"type": "response_item", "payload": entry}
     payload = entry.get("payload")
     if not isinstance(payload, Mapping):
         return
@@ -184,6 +193,10 @@ def codex(entry: Mapping[str, Any], ctx: Context) -> Iterator[Message]:
         return
     when = entry.get("timestamp")
     yield _message(role, payload.get("content"), when, ctx.session, payload.get("id"))
+
+
+def _legacy_codex_header(entry: Mapping[str, Any]) -> bool:
+    return "instructions" in entry and "id" in entry and "type" not in entry
 
 
 def openclaw(entry: Mapping[str, Any], ctx: Context) -> Iterator[Message]:
@@ -226,6 +239,8 @@ def detect(entries: list[Mapping[str, Any]]) -> str | None:
     """The format of a transcript from its first entries, or ``None`` if none tells."""
     for entry in entries:
         kind = entry.get("type")
+        if _legacy_codex_header(entry):
+            return "codex"
         if "payload" in entry and kind in ("session_meta", "response_item", "event_msg"):
             return "codex"
         if kind == "session" or (kind == "message" and isinstance(entry.get("message"), Mapping)):

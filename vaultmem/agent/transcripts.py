@@ -92,7 +92,9 @@ class _Entries:
                 f"cannot read transcript {self.path}: {exc.strerror or exc}"
             ) from exc
         with handle:
-            for raw in handle:
+            for number, raw in enumerate(handle):
+                if number == 0:
+                    raw = raw.removeprefix(b"\xef\xbb\xbf")  # a BOM some editors write
                 if not raw.strip():
                     continue
                 try:
