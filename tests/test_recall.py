@@ -281,6 +281,7 @@ def test_search_json_without_a_match_prints_an_empty_list_and_exits_0(vault: Vau
 def test_recent_lists_new_lines_new_facts_and_superseded_facts_of_the_window(
     vault: Vault,
 ) -> None:
+    vault.index()  # the facts below are written after the index was built: recent sees them
     daily(vault.root, "2026-11-10", "- 09:00 **user** too old ^o1")
     daily(vault.root, YESTERDAY, "- 09:00 **user** yesterday one ^y1")
     daily(

@@ -472,6 +472,24 @@ class Index:
         )
         return [(r[0], r[1], r[2], r[3]) for r in rows]
 
+    def facts_dated(self, first: str, last: str) -> list[tuple[str, int, str]]:
+        """``(path, line_start, text)`` of the chunks of ``facts/`` and ``archive/`` with a
+        date from ``first`` to ``last`` (``YYYY-MM-DD``) in a ``[source:: [[DATE#^id]]]``,
+        ``[confirmed_by:: ]``, ``[created:: ]``, ``[date:: ]``, ``[superseded:: ]`` or
+        ``[forgotten:: ]`` field: the candidates of ``recent``, found by ranges of the
+        ``fields_key`` index rather than by reading every fact file."""
+        after = last + "~"  # "~" sorts after every character a date or "#^id" holds
+        rows = self.conn.execute(
+            "SELECT DISTINCT c.path, c.line_start, c.text FROM fields f"
+            " JOIN chunks c ON c.id = f.chunk"
+            " WHERE ((f.key IN ('source', 'confirmed_by') AND f.value >= ? AND f.value < ?)"
+            " OR (f.key IN ('created', 'date', 'superseded', 'forgotten')"
+            " AND f.value >= ? AND f.value < ?))"
+            " AND (c.path GLOB 'facts/*' OR c.path GLOB 'archive/*')",
+            ("[[" + first, "[[" + after, first, after),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
+
     def citing(self, link: str) -> list[tuple[str | None, str]]:
         """``(block_id, text)`` of the chunks whose ``[source:: ]`` or ``[confirmed_by:: ]``
         is ``link`` (the facts distilled from one daily-note line)."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .agent.transcripts import CaptureReport, capture_transcript
 from .config import Config, load_config
-from .errors import VaultmemError, VaultNotFoundError
+from .errors import IndexLockedError, VaultmemError, VaultNotFoundError
 from .files import (
     FileStat,
     read_note,
@@ -484,6 +484,22 @@ class Vault:
         from .agent.recall import get
 
         return get(self, target, line_start, line_end)
+
+    def facts_dated(self, first: dt.date, last: dt.date) -> list[tuple[str, int, str]]:
+        """Fact chunks with a date in ``first..last`` in a field (see ``Index.facts_dated``),
+        after the index caught up with ``facts/`` and ``archive/`` (a stat of each file)."""
+
+        def run() -> list[tuple[str, int, str]]:
+            if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
+                self._update(None, False)
+            else:
+                try:
+                    self._update(None, False, ([], ["facts", "archive"]), brief=True)
+                except IndexLockedError:  # a long run elsewhere: answer from the index as is
+                    self.notices.append("facts not re-read: the index is busy; it may lag")
+            return self.db.facts_dated(first.isoformat(), last.isoformat())
+
+        return self._recovering(run)
 
     def with_block_id(self, block_id: str) -> list[tuple[str, int, int, str]]:
         """``(path, line_start, line_end, text)`` of the chunks the index holds with this

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Config
 from ..context import BEGIN, END, block_of, count_tokens
 from ..errors import VaultmemError
-from ..files import read_note, resolve_in_vault, scan_notes
+from ..files import read_note, resolve_in_vault
 from ..memory.facts import Entry, Fact, daily_date, parse_entries, parse_entry, without_fields
 from ..memory.forget import Wanted, find_line
 from ..memory.remember import ECHO_MARKERS
@@ -414,7 +414,9 @@ def recent(vault: Vault, days: int, limit: int, today: dt.date, agent: str | Non
     """The daily-note lines of the last ``days`` days (today included; other agents' lines
     left out), the facts learnt in them (a fact's date: its first source's, else
     ``[created:: ]``) and the facts struck in them (``[superseded:: DATE]`` or
-    ``[forgotten:: DATE]``), at most ``limit`` of each, newest first.
+    ``[forgotten:: DATE]``), at most ``limit`` of each, newest first. Daily notes are read
+    from the files; facts through the index, brought up to date with ``facts/`` and
+    ``archive/`` first (one stat a file).
 
     Raises:
         VaultmemError: ``days`` or ``limit`` is below 1.
@@ -429,7 +431,7 @@ def recent(vault: Vault, days: int, limit: int, today: dt.date, agent: str | Non
             daily.append(Change(item.path, item.line, item.block_id, item.text, day.isoformat()))
     new: list[Change] = []
     struck: list[Change] = []
-    for fact in _facts(vault):
+    for fact in _facts(vault, first, today):
         change = Change(fact.path, fact.entry.number, fact.id, fact.text, "")
         if fact.live and not fact.archived and fact.day and first <= fact.day <= today:
             change.date = fact.day.isoformat()
@@ -447,15 +449,14 @@ def recent(vault: Vault, days: int, limit: int, today: dt.date, agent: str | Non
     )
 
 
-def _facts(vault: Vault) -> list[Fact]:
-    """Every fact line of ``facts/`` and ``archive/``, read from the files."""
+def _facts(vault: Vault, first: dt.date, last: dt.date) -> list[Fact]:
+    """The fact lines of ``facts/`` and ``archive/`` that carry a date of the window in a
+    field, from the index (reading 2,000 fact files takes a second; their stats, 35 ms)."""
     facts = []
-    for folder in ("facts", "archive"):
-        for stat in scan_notes(vault.root, vault.config.index.exclude, folder):
-            if stat.skip_reason:
-                continue
-            text = read_note(vault.root / stat.path, vault.config.index.max_file_bytes).text
-            facts += [Fact(stat.path, entry) for entry in parse_entries(text or "")]
+    for path, line, text in vault.facts_dated(first, last):
+        entry = parse_entry(text.split("\n", 1)[0], line)
+        if entry is not None:
+            facts.append(Fact(path, entry))
     return facts
 
 
