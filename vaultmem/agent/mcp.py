@@ -1,0 +1,331 @@
+"""The MCP server (``vaultmem mcp``): a thin layer over ``Vault`` for agents, built with the
+official ``mcp`` SDK (an optional extra: nothing in the core imports this module).
+
+Owns: the tools (their schemas come from the type hints, their structured output from the
+pydantic models in ``mcp_models.py``), the resources, turning ``VaultmemError`` into MCP
+tool errors (``isError``, the server lives on), and the server's life: one ``Vault`` for the
+tools behind one lock (the SDK runs each tool in a worker thread), plus a ``LiveIndex``
+that keeps the index following edits made outside the server (``agent/live.py``). Every
+read settles first, so it sees every edit finished before the call. See ``docs/mcp.md``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from .. import __version__
+from ..errors import VaultmemError
+from ..memory.remember import daily_note_path
+from ..vault import Vault
+from .live import LiveIndex
+from .mcp_models import (
+    ContextResult,
+    Excerpt,
+    Forgotten,
+    RecentResult,
+    Remembered,
+    SearchHit,
+    SearchResult,
+    ServerStatus,
+    link_to,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+MODES = ("keyword",)
+MAX_LIMIT = 100
+MAX_BUDGET = 200_000
+AgentName = Annotated[
+    str | None,
+    Field(description="Your agent's name when several share the vault; omit to share all."),
+]
+INSTRUCTIONS = (
+    "vaultmem is this user's long-term memory, kept as Markdown notes they read in Obsidian. "
+    "Call `search` before answering about past conversations, people, decisions or "
+    "preferences; call `remember` with one self-contained sentence when you learn something "
+    "worth keeping; cite what you use by its `link`. `get` reads the exact lines."
+)
+
+
+class VaultService:
+    """The tools' one ``Vault`` behind one lock, and the live index's freshness."""
+
+    def __init__(self, vault: Vault, live: LiveIndex | None) -> None:
+        self.vault = vault
+        self.live = live
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def reading(self) -> Iterator[Vault]:
+        """The vault, after every edit made before this call is indexed."""
+        if self.live is not None:
+            self.live.settle()
+        with self.writing() as vault:
+            yield vault
+
+    @contextmanager
+    def writing(self) -> Iterator[Vault]:
+        """The vault, for one call at a time; its errors as tool errors."""
+        with self._lock:
+            first = len(self.vault.notices)
+            try:
+                yield self.vault
+            except VaultmemError as exc:
+                raise ToolError(str(exc)) from exc
+            finally:
+                for notice in self.vault.notices[first:]:
+                    print(f"vaultmem: warning: {notice}", file=sys.stderr, flush=True)
+                del self.vault.notices[first:]
+
+
+def _check_date(name: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise ToolError(f"{name} must be a date like 2026-11-22, got {value!r}") from None
+
+
+def _has_tags(found: list[str], wanted: list[str]) -> bool:
+    """Every wanted tag is on the hit, itself or a nested tag below it (as ``--tag``)."""
+    keys = [t.lstrip("#").casefold() for t in found]
+    return all(
+        any(k == w or k.startswith(w + "/") for k in keys)
+        for w in (t.lstrip("#").casefold() for t in wanted)
+    )
+
+
+def _tool(server: MCPServer, annotations: ToolAnnotations) -> Callable[[F], F]:
+    """Register a tool; its description is its docstring on one line (hosts show it so)."""
+
+    def register(fn: F) -> F:
+        server.add_tool(
+            fn, description=" ".join((fn.__doc__ or "").split()), annotations=annotations
+        )
+        return fn
+
+    return register
+
+
+def register_tools(server: MCPServer, service: VaultService) -> None:
+    """The tools, each a few lines over one ``Vault`` call."""
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+    @_tool(server, read_only)
+    def search(
+        query: Annotated[str, Field(description="Words to look for; any language.")],
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Most hits to return.")] = 10,
+        path: Annotated[
+            str | None, Field(description="Keep notes whose path matches this glob.")
+        ] = None,
+        since: Annotated[
+            str | None, Field(description="Keep lines dated on or after YYYY-MM-DD.")
+        ] = None,
+        tags: Annotated[
+            list[str] | None, Field(description="Keep lines carrying all of these tags.")
+        ] = None,
+        mode: Annotated[str, Field(description="Search mode: 'keyword' (the only one).")] = (
+            "keyword"
+        ),
+        agent: AgentName = None,
+    ) -> SearchResult:
+        """Search the memory (daily notes, facts, topics, MEMORY.md); hits best first, each
+        with a `link` to cite and a `block_id` for `get` or `forget`."""
+        if mode not in MODES:
+            raise ToolError(f"unknown mode {mode!r}: the modes are {', '.join(MODES)}")
+        since = _check_date("since", since)
+        wanted = [t for t in tags or [] if t.strip("# ")]
+        with service.reading() as vault:
+            # More than asked when several tags must match: the first filters in SQL, the
+            # rest here, on the hits' tags.
+            asked = limit if len(wanted) < 2 else min(limit * 10, 1000)
+            hits = vault.search(
+                query,
+                limit=asked,
+                path=path,
+                tag=wanted[0] if wanted else None,
+                since=since,
+                agent=agent,
+            )
+        hits = [h for h in hits if _has_tags(h.tags, wanted)][:limit]
+        return SearchResult(hits=[SearchHit.of(h) for h in hits], mode=mode)
+
+    @_tool(server, read_only)
+    def get(
+        path_or_id: Annotated[
+            str,
+            Field(
+                description="A note's path (MEMORY.md, memory/X.md) or a block id (^id, DATE#id)."
+            ),
+        ],
+        line_start: Annotated[int | None, Field(ge=1, description="First line (1-based).")] = None,
+        line_end: Annotated[int | None, Field(ge=1, description="Last line, inclusive.")] = None,
+    ) -> Excerpt:
+        """Read the exact text of a note (or its lines line_start..line_end), or of the line
+        with a block id."""
+        with service.reading() as vault:
+            shown = vault.get(path_or_id, line_start, line_end)
+        return Excerpt(
+            path=shown.path,
+            line_start=shown.line_start,
+            line_end=max(shown.line_end, shown.line_start),
+            text="\n".join(shown.lines),
+            block_id=shown.block_id,
+            link=link_to(shown.path, shown.line_start, shown.block_id),
+        )
+
+    @_tool(server, read_only)
+    def context(
+        query: Annotated[str | None, Field(description="What the turn is about.")] = None,
+        budget_tokens: Annotated[
+            int | None,
+            Field(ge=40, le=MAX_BUDGET, description="Most tokens (default: the vault's)."),
+        ] = None,
+        agent: AgentName = None,
+    ) -> ContextResult:
+        """The memory block to put in your prompt: MEMORY.md, the best recall for query, then
+        today's and yesterday's notes, never over budget_tokens; each line cites its source."""
+        with service.reading() as vault:
+            block = vault.context(query, budget=budget_tokens, agent=agent)
+        return ContextResult.model_validate(block.as_dict())
+
+    @_tool(server, read_only)
+    def recent(
+        days: Annotated[int, Field(ge=1, le=3660, description="How many days back.")] = 7,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Most items per list.")] = 50,
+        agent: AgentName = None,
+    ) -> RecentResult:
+        """What changed lately: new daily-note lines, new facts and superseded facts, newest
+        first."""
+        with service.reading() as vault:
+            changes = vault.recent(days=days, limit=limit, agent=agent)
+        return RecentResult.model_validate(changes.as_dict())
+
+    @_tool(server, ToolAnnotations(idempotent_hint=True, open_world_hint=False))
+    def remember(
+        text: Annotated[str, Field(description="One self-contained sentence to keep.")],
+        tags: Annotated[list[str] | None, Field(description="Tags, without '#'.")] = None,
+        importance: Annotated[
+            float | None, Field(ge=0, le=1, description="How much it matters, 0 to 1.")
+        ] = None,
+        session: Annotated[
+            str | None, Field(description="The conversation's id; part of the line's id.")
+        ] = None,
+        role: Annotated[str, Field(description="Who said it: user, agent, ...")] = "user",
+        agent: AgentName = None,
+    ) -> Remembered:
+        """Store one line in today's daily note (secrets masked, the same words in the same
+        session stored once); returns its block id and path:line."""
+        with service.writing() as vault:
+            done = vault.remember(
+                text,
+                role=role,
+                session=session,
+                tags=tags or (),
+                importance=importance,
+                agent=agent,
+            )
+        return Remembered.of(done)
+
+    @_tool(server, ToolAnnotations(destructive_hint=False, open_world_hint=False))
+    def forget(
+        id: Annotated[
+            str, Field(description="The block id of a fact or a daily line (or DATE#id).")
+        ],
+        reason: Annotated[str | None, Field(description="Why; kept beside it.")] = None,
+    ) -> Forgotten:
+        """Take back a memory: strike its line through (soft; the words stay for a person to
+        see, and the facts distilled from it go with it)."""
+        with service.writing() as vault:
+            done = vault.forget(id, reason=reason, hard=False)
+        return Forgotten(
+            block_id=done.block_id, lines=done.lines, changed=done.changed, commit=done.commit
+        )
+
+    @_tool(server, read_only)
+    def status() -> ServerStatus:
+        """The vault's folder, its note and index counts, and whether the index is current."""
+        with service.reading() as vault:
+            found = vault.status()
+        return ServerStatus.of(found, live=service.live is not None and service.live.running)
+
+
+def register_resources(server: MCPServer, service: VaultService) -> None:
+    """``MEMORY.md`` and today's daily note, for hosts that attach resources."""
+
+    def read(path: str) -> str:
+        try:
+            with service.reading() as vault:
+                return "\n".join(vault.show(path).lines)
+        except ToolError as exc:
+            raise ResourceError(str(exc)) from exc
+
+    @server.resource(
+        "vaultmem://memory",
+        name="MEMORY.md",
+        mime_type="text/markdown",
+        description=("The memory's summary: what matters most, rebuilt by consolidation."),
+    )
+    def memory() -> str:
+        return read("MEMORY.md")
+
+    @server.resource(
+        "vaultmem://today",
+        name="today",
+        mime_type="text/markdown",
+        description=("Today's daily note (empty until something is remembered today)."),
+    )
+    def today() -> str:
+        rel = daily_note_path(dt.date.today())
+        if not (service.vault.root / rel).exists():
+            return ""
+        return read(rel)
+
+
+def build_server(service: VaultService) -> MCPServer:
+    """The server with its tools and resources (no transport yet)."""
+    server = MCPServer(
+        "vaultmem", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+    register_tools(server, service)
+    register_resources(server, service)
+    return server
+
+
+def _stderr(line: str) -> None:
+    print(f"vaultmem: {line}", file=sys.stderr, flush=True)
+
+
+def serve(vault_path: Path | None, http_port: int | None = None) -> None:
+    """Run the server until the client goes away (stdio) or it is interrupted (http).
+
+    Raises:
+        VaultmemError: no vault there.
+    """
+    vault = Vault.find(vault_path)
+    live = LiveIndex(Vault(vault.root), _stderr)
+    live.start()
+    service = VaultService(vault, live)
+    server = build_server(service)
+    try:
+        if http_port is None:
+            server.run("stdio")
+        else:
+            server.run("streamable-http", host="127.0.0.1", port=http_port)
+    finally:
+        live.stop()
+        vault.close()
+
+
+__all__ = ["VaultService", "build_server", "serve"]

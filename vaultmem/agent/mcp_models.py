@@ -1,0 +1,197 @@
+"""What the MCP tools return: pydantic models, so the SDK publishes an output schema for
+each tool and sends structured content beside the text. Each model is built from the
+``Vault`` result it mirrors; ``link_to`` is how every answer cites its source."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from ..search import Hit
+    from ..vault import Remembered as VaultRemembered
+    from ..vault import Status
+
+SNIPPET_WIDTH = 300
+STALE_SHOWN = 20
+_NOTE_SUFFIX = re.compile(r"\.(md|markdown)$", re.IGNORECASE)
+
+
+def link_to(path: str, line: int, block_id: str | None) -> str:
+    """How to cite a line: ``[[note#^id]]`` (opens in Obsidian) when it has a block id,
+    else ``path:line``."""
+    if block_id:
+        return f"[[{_NOTE_SUFFIX.sub('', path)}#^{block_id}]]"
+    return f"{path}:{line}"
+
+
+def snippet(text: str, width: int = SNIPPET_WIDTH) -> str:
+    """The text on one line, cut to ``width`` characters at a word where it can be."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    cut = flat[: width - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > width // 2 else cut) + "…"
+
+
+class SearchHit(BaseModel):
+    """One search hit."""
+
+    path: str = Field(description="The note, relative to the vault.")
+    line_start: int
+    line_end: int
+    heading: str = Field(description="The heading path above the lines.")
+    snippet: str = Field(description="The lines' text on one line, shortened.")
+    block_id: str | None = Field(description="The line's ^id, for get and forget.")
+    score: float = Field(description="Higher is better; comparable within one answer.")
+    tier: str | None = Field(description="hot, warm or cold for facts; archive; else null.")
+    superseded: bool = Field(description="A fact replaced or taken back: do not rely on it.")
+    tags: list[str]
+    link: str = Field(description="Cite it: [[note#^id]] or path:line.")
+
+    @classmethod
+    def of(cls, hit: Hit) -> SearchHit:
+        return cls(
+            path=hit.path,
+            line_start=hit.line_start,
+            line_end=hit.line_end,
+            heading=hit.heading,
+            snippet=snippet(hit.text),
+            block_id=hit.block_id,
+            score=round(hit.score, 4),
+            tier=hit.tier,
+            superseded=hit.superseded,
+            tags=hit.tags,
+            link=link_to(hit.path, hit.line_start, hit.block_id),
+        )
+
+
+class SearchResult(BaseModel):
+    """The hits of one search, best first."""
+
+    hits: list[SearchHit]
+    mode: str
+
+
+class Excerpt(BaseModel):
+    """Exact lines of one note."""
+
+    path: str
+    line_start: int
+    line_end: int
+    text: str
+    block_id: str | None
+    link: str
+
+
+class Remembered(BaseModel):
+    """Where a remembered line went, or why it was not stored."""
+
+    stored: bool = Field(description="True when the line is in the vault (now or before).")
+    path: str | None
+    line: int | None = Field(description="Its line number; null when it was there before.")
+    block_id: str | None
+    link: str | None
+    skipped: str | None = Field(description="Why it was not written now, if it was not.")
+    masked: int = Field(description="Secrets masked before storing.")
+
+    @classmethod
+    def of(cls, done: VaultRemembered) -> Remembered:
+        link = None
+        if done.path is not None and done.block_id is not None:
+            link = link_to(done.path, done.line or 0, done.block_id)
+        return cls(
+            stored=done.block_id is not None,
+            path=done.path,
+            line=done.line,
+            block_id=done.block_id,
+            link=link,
+            skipped=done.skipped,
+            masked=done.masked,
+        )
+
+
+class Forgotten(BaseModel):
+    """What a (soft) forget changed."""
+
+    block_id: str
+    lines: list[str] = Field(description="The lines struck through.")
+    changed: list[str] = Field(description="The notes written.")
+    commit: str | None
+
+
+class ServerStatus(BaseModel):
+    """The vault and its index."""
+
+    vault: str
+    files: int
+    chunks: int
+    index_bytes: int
+    stale: int = Field(description="Notes changed since they were indexed.")
+    stale_paths: list[str] = Field(description=f"The first {STALE_SHOWN} of them.")
+    warnings: int = Field(description="Notes with parse warnings.")
+    daemon_pid: int | None = Field(description="A `vaultmem watch` daemon's pid, if one runs.")
+    live: bool = Field(description="This server follows edits made outside it.")
+
+    @classmethod
+    def of(cls, status: Status, *, live: bool) -> ServerStatus:
+        return cls(
+            vault=status.vault,
+            files=status.files,
+            chunks=status.chunks,
+            index_bytes=status.index_bytes,
+            stale=len(status.stale),
+            stale_paths=status.stale[:STALE_SHOWN],
+            warnings=len(status.warnings),
+            daemon_pid=status.daemon_pid,
+            live=live,
+        )
+
+
+class ContextItem(BaseModel):
+    """One line of the block, with where it came from."""
+
+    text: str
+    path: str
+    line: int
+    block_id: str | None
+    link: str | None
+
+
+class ContextSection(BaseModel):
+    title: str
+    items: list[ContextItem]
+
+
+class ContextResult(BaseModel):
+    """The prompt block: put ``text`` in the prompt as it is."""
+
+    text: str = Field(description="The block, ready for the prompt.")
+    tokens: int = Field(description="Its size, never over the budget.")
+    budget: int
+    sections: list[ContextSection]
+
+
+class RecentItem(BaseModel):
+    """One line that changed lately."""
+
+    path: str
+    line: int
+    block_id: str | None
+    text: str
+    date: str
+    link: str = ""
+
+    def model_post_init(self, context: object, /) -> None:
+        self.link = link_to(self.path, self.line, self.block_id)
+
+
+class RecentResult(BaseModel):
+    """What changed lately, newest first."""
+
+    daily: list[RecentItem] = Field(description="New lines in the daily notes.")
+    facts_new: list[RecentItem]
+    facts_superseded: list[RecentItem]
