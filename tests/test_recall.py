@@ -85,7 +85,7 @@ def test_a_long_best_hit_is_cut_short_but_kept_with_its_link(vault: Vault) -> No
     vault.index()
     block = vault.context("zebracorn", budget=120, today=TODAY)
     assert block.tokens <= 120
-    assert "zebracorn" in block.text and "[[2026-11-22#^long-1]]" in block.text
+    assert "zebracorn" in block.text and "[[memory/2026-11-22#^long-1]]" in block.text
 
 
 def test_with_2000_tokens_the_example_holds_memory_md_and_the_recall(consolidated: Vault) -> None:
@@ -100,13 +100,16 @@ def test_with_2000_tokens_the_example_holds_memory_md_and_the_recall(consolidate
     assert "[[facts/projects/atlas/decisions#^f-release]]" in block.text
 
 
-def test_a_daily_line_its_fact_and_memory_md_mention_are_recalled_once(vault: Vault) -> None:
+@pytest.mark.parametrize("source", ["[[2026-11-20#^d1]]", "[[memory/2026-11-20#^d1]]"])
+def test_a_daily_line_its_fact_and_memory_md_mention_are_recalled_once(
+    vault: Vault, source: str
+) -> None:
     daily(vault.root, "2026-11-20", "- 09:00 **user** The quokka vaccine is due in March ^d1")
     write(
         vault.root,
         "facts/health.md",
         "# Health\n\n- The quokka vaccine is due in March [importance:: 0.9]"
-        " [source:: [[2026-11-20#^d1]]] ^fq1\n"
+        f" [source:: {source}] ^fq1\n"
         "- Another quokka fact: the quokka eats leaves [importance:: 0.5] ^fq2\n",
     )
     memory_md(vault.root, "## Top facts", "- The quokka vaccine is due in March (fq1)")

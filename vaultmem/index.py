@@ -490,13 +490,15 @@ class Index:
         )
         return [(r[0], r[1], r[2]) for r in rows]
 
-    def citing(self, link: str) -> list[tuple[str | None, str]]:
+    def citing(self, *links: str) -> list[tuple[str | None, str]]:
         """``(block_id, text)`` of the chunks whose ``[source:: ]`` or ``[confirmed_by:: ]``
-        is ``link`` (the facts distilled from one daily-note line)."""
+        is one of ``links`` (the spellings of one daily-note line's link: the facts
+        distilled from it)."""
+        marks = ", ".join("?" * len(links))
         rows = self.conn.execute(
-            "SELECT c.block_id, c.text FROM fields s JOIN chunks c ON c.id = s.chunk"
-            " WHERE s.key IN ('source', 'confirmed_by') AND s.value = ?",
-            (link,),
+            "SELECT DISTINCT c.block_id, c.text FROM fields s JOIN chunks c ON c.id = s.chunk"
+            f" WHERE s.key IN ('source', 'confirmed_by') AND s.value IN ({marks})",
+            links,
         )
         return [(row[0], row[1]) for row in rows]
 

@@ -129,9 +129,14 @@ class Hit:
         }
 
     def snippet(self, width: int = 200) -> str:
-        """The hit's text on one line, cut to ``width`` characters (for agents)."""
+        """The hit's text on one line, cut to ``width`` characters at a word where it can
+        be (for agents)."""
         flat = " ".join(self.text.split())
-        return flat if len(flat) <= width else flat[: width - 1] + "…"
+        if len(flat) <= width:
+            return flat
+        cut = flat[: width - 1]
+        space = cut.rfind(" ")
+        return (cut[:space] if space > width // 2 else cut) + "…"
 
 
 def _stem(word: str) -> str:

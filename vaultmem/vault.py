@@ -234,6 +234,10 @@ class Vault:
                     kept.append(rel)
         for folder in ("memory", "facts", "topics", "archive"):
             (root / folder).mkdir(exist_ok=True)
+        if example and "MEMORY.md" in created:
+            # The example's facts are already distilled: MEMORY.md shows them from the start.
+            with cls(root) as vault:
+                vault._rebuild_blocks(None)
         committed = commit_init(root, created)
         return InitReport(root, created, kept, committed)
 

@@ -38,8 +38,8 @@ from .mcp_models import (
     SearchHit,
     SearchResult,
     ServerStatus,
-    link_to,
 )
+from .recall import link_to
 
 F = TypeVar("F", bound=Callable[..., Any])
 MODES = ("keyword",)

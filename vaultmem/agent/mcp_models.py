@@ -1,13 +1,14 @@
 """What the MCP tools return: pydantic models, so the SDK publishes an output schema for
 each tool and sends structured content beside the text. Each model is built from the
-``Vault`` result it mirrors; ``link_to`` is how every answer cites its source."""
+``Vault`` result it mirrors; ``recall.link_to`` is how every answer cites its source."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
+
+from .recall import link_to
 
 if TYPE_CHECKING:
     from ..search import Hit
@@ -16,25 +17,6 @@ if TYPE_CHECKING:
 
 SNIPPET_WIDTH = 300
 STALE_SHOWN = 20
-_NOTE_SUFFIX = re.compile(r"\.(md|markdown)$", re.IGNORECASE)
-
-
-def link_to(path: str, line: int, block_id: str | None) -> str:
-    """How to cite a line: ``[[note#^id]]`` (opens in Obsidian) when it has a block id,
-    else ``path:line``."""
-    if block_id:
-        return f"[[{_NOTE_SUFFIX.sub('', path)}#^{block_id}]]"
-    return f"{path}:{line}"
-
-
-def snippet(text: str, width: int = SNIPPET_WIDTH) -> str:
-    """The text on one line, cut to ``width`` characters at a word where it can be."""
-    flat = " ".join(text.split())
-    if len(flat) <= width:
-        return flat
-    cut = flat[: width - 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > width // 2 else cut) + "…"
 
 
 class SearchHit(BaseModel):
@@ -59,7 +41,7 @@ class SearchHit(BaseModel):
             line_start=hit.line_start,
             line_end=hit.line_end,
             heading=hit.heading,
-            snippet=snippet(hit.text),
+            snippet=hit.snippet(SNIPPET_WIDTH),
             block_id=hit.block_id,
             score=round(hit.score, 4),
             tier=hit.tier,

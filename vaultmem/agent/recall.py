@@ -44,6 +44,7 @@ RECALL_HITS = 30  # hits asked of search; more than any sensible budget shows
 _WORDS_MAX = 300  # characters of one line's words shown in the block
 _MENTION = re.compile(r"\(([A-Za-z0-9-]+)\)\s*$")  # MEMORY.md cites a fact as "(fID)"
 _HEADING = re.compile(r"#{1,6}\s")
+_NOTE_SUFFIX = re.compile(r"\.(md|markdown)$", re.IGNORECASE)
 _BOOKKEEPING = ("session", "agent")  # fields a prompt does not need (ids, not words)
 
 
@@ -309,12 +310,17 @@ def _cited_fact(vault: Vault, hit: Hit, today: dt.date) -> Hit:
     return hit
 
 
+def link_to(path: str, line: int, block_id: str | None) -> str:
+    """How to cite a line: ``[[memory/2026-11-20#^id]]`` when it has a block id (the path
+    keeps it from resolving to a same-named note elsewhere in an Obsidian vault; Obsidian
+    opens it at the line), else ``path:line``."""
+    if block_id:
+        return f"[[{_NOTE_SUFFIX.sub('', path)}#^{block_id}]]"
+    return f"{path}:{line}"
+
+
 def _link(hit: Hit) -> str | None:
-    if hit.block_id is None:
-        return None
-    day = daily_date(hit.path)
-    note = day or hit.path.removesuffix(".md")
-    return f"[[{note}#^{hit.block_id}]]"
+    return link_to(hit.path, hit.line_start, hit.block_id) if hit.block_id else None
 
 
 def _memory_keys(vault: Vault, hit: Hit) -> tuple[frozenset[str], bool]:
@@ -326,7 +332,9 @@ def _memory_keys(vault: Vault, hit: Hit) -> tuple[frozenset[str], bool]:
     stale = False
     if day and hit.block_id:
         keys.add(f"{day}#{hit.block_id}")
-        for block, text in vault.db.citing(f"[[{day}#^{hit.block_id}]]"):
+        # Facts cite their line by date; path-qualified links name the same line.
+        spellings = (f"[[{day}#^{hit.block_id}]]", f"[[memory/{day}#^{hit.block_id}]]")
+        for block, text in vault.db.citing(*spellings):
             fact = parse_entry(text.split("\n", 1)[0])
             stale = stale or (fact is not None and fact.struck)
             keys |= {block} if block else set()
@@ -353,7 +361,7 @@ def _daily_items(vault: Vault, day: dt.date, agent: str | None) -> list[Item]:
         shown = without_fields(entry.raw.strip(), _BOOKKEEPING)
         if len(shown) > _WORDS_MAX:
             shown = shown[: _WORDS_MAX - 1] + "…"
-        link = f"[[{day.isoformat()}#^{entry.block_id}]]" if entry.block_id else None
+        link = link_to(rel, entry.number, entry.block_id) if entry.block_id else None
         items.append(Item(shown, entry.text, rel, entry.number, entry.block_id, link))
     return items
 
