@@ -4,7 +4,7 @@ Everything that reads the vault's folders goes through here (writes go through
 ``writes.py``), so the rules live in one place: a path given by a person must stay inside
 the vault (no ``..``, no symlink out), the scan never follows symlinks, and a read never
 raises on bad bytes: it returns the text it could decode, or nothing, with a warning
-saying why.
+saying why. ``excerpt`` is the guarded read a person or an agent asks for by path.
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from .errors import PathOutsideVaultError
+from .errors import PathOutsideVaultError, VaultmemError
+from .parse import parse_document, split_lines
 
 NOTE_SUFFIXES = (".md", ".markdown")
 MAX_MTIME_NS = 2**62
@@ -297,3 +299,58 @@ def read_note(path: Path, max_bytes: int) -> ReadResult:
             None, digest, ("skipped: binary file (contains NUL bytes)",), size, mtime_ns
         )
     return ReadResult(text, digest, warnings, size, mtime_ns)
+
+
+@dataclass
+class Excerpt:
+    """Lines of one note, for ``vaultmem show`` and ``Vault.get``."""
+
+    path: str
+    line_start: int
+    lines: list[str]
+    block_id: str | None = None  # the id it was asked by
+
+    @property
+    def line_end(self) -> int:
+        return self.line_start + len(self.lines) - 1
+
+    def as_dict(self) -> dict[str, Any]:
+        """The excerpt as a JSON-ready dict (``block_id`` only when asked by one)."""
+        out: dict[str, Any] = {
+            "path": self.path,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "text": "\n".join(self.lines),
+        }
+        if self.block_id is not None:
+            out["block_id"] = self.block_id
+        return out
+
+
+def excerpt(root: Path, path: str, line: int | None, context: int, max_bytes: int) -> Excerpt:
+    """The lines of a note: all of it, or the block holding ``line`` and ``context`` lines
+    around it.
+
+    Raises:
+        PathOutsideVaultError: ``path`` leaves the vault.
+        VaultmemError: the file does not exist, is not text, or ``line`` is past its end.
+    """
+    absolute, rel = resolve_in_vault(root, path)
+    try:
+        is_file = absolute.is_file()
+    except OSError:
+        is_file = False
+    if not is_file:
+        raise VaultmemError(f"{shown_path(rel)}: no such file in the vault")
+    read = read_note(absolute, max_bytes)
+    if read.text is None:
+        raise VaultmemError(f"{shown_path(rel)}: {read.warnings[0]}")
+    lines = split_lines(read.text)
+    if line is None:
+        return Excerpt(rel, 1, lines)
+    if not 1 <= line <= len(lines):
+        raise VaultmemError(f"{shown_path(rel)} has {len(lines)} lines; there is no line {line}")
+    blocks = [b for b in parse_document(read.text).blocks if b.line_start <= line <= b.line_end]
+    start, end = (blocks[-1].line_start, blocks[-1].line_end) if blocks else (line, line)
+    start, end = max(1, start - context), min(len(lines), end + context)
+    return Excerpt(rel, start, lines[start - 1 : end])

@@ -17,27 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .agent.transcripts import CaptureReport, capture_transcript
 from .config import Config, load_config
 from .errors import IndexLockedError, VaultmemError, VaultNotFoundError
-from .files import (
-    FileStat,
-    read_note,
-    resolve_in_vault,
-    scan_notes,
-    shown_path,
-)
+from .files import Excerpt, FileStat, excerpt, resolve_in_vault, scan_notes
 from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import IndexReport, Progress, plan_changes, update_index
 from .memory.remember import capture, store_line
-from .parse import parse_document, split_lines
 from .search import Hit
 from .state import STATE_DIR, create_private, secure_state_dir, vault_write_lock
+from .template import InitReport, lay_down
 from .watchlock import daemon_pid
-from .writes import atomic_write
 
 if TYPE_CHECKING:
     from .agent.recall import ContextBlock, Recent
+    from .agent.transcripts import CaptureReport
     from .history import Commit, History, LineVersion, RestoreResult
     from .memory.consolidate import Report as ConsolidationReport
     from .memory.validate import Problem
@@ -46,7 +39,6 @@ from .search import search as run_search
 
 INDEX_FILE = "index.db"
 ENV_VAR = "VAULTMEM_VAULT"
-_PACKAGE = Path(__file__).parent
 
 T = TypeVar("T")
 
@@ -84,50 +76,6 @@ class Forgotten:
     changed: list[str]
     notices: list[str]
     commit: str | None
-
-
-@dataclass
-class Excerpt:
-    """Lines of one note, for ``vaultmem show`` and ``Vault.get``."""
-
-    path: str
-    line_start: int
-    lines: list[str]
-    block_id: str | None = None  # the id it was asked by
-
-    @property
-    def line_end(self) -> int:
-        return self.line_start + len(self.lines) - 1
-
-    def as_dict(self) -> dict[str, Any]:
-        """The excerpt as a JSON-ready dict (``block_id`` only when asked by one)."""
-        out: dict[str, Any] = {
-            "path": self.path,
-            "line_start": self.line_start,
-            "line_end": self.line_end,
-            "text": "\n".join(self.lines),
-        }
-        if self.block_id is not None:
-            out["block_id"] = self.block_id
-        return out
-
-
-@dataclass
-class InitReport:
-    """What ``vaultmem init`` laid down."""
-
-    root: Path
-    created: list[str]
-    kept: list[str]
-    committed: bool
-
-
-def template_dir(name: str) -> Path:
-    """Where a packaged folder (``vault_template`` or ``example``) lives in this install."""
-    for candidate in (_PACKAGE / name, _PACKAGE.parent / name):
-        if candidate.is_dir():
-            return candidate
-    raise VaultmemError(f"vaultmem's {name}/ folder is missing from this installation")
 
 
 class Vault:
@@ -204,42 +152,15 @@ class Vault:
             VaultmemError: ``path`` is a file, or inside another vault.
             GitError: git refused (see ``history.check_out_cloned_branch``).
         """
-        root = Path(path).expanduser()
-        if root.exists() and not root.is_dir():
-            raise VaultmemError(f"{path} exists and is not a folder")
-        for parent in root.resolve().parents:
-            if (parent / STATE_DIR).is_dir():  # its notes would be indexed by both vaults
-                raise VaultmemError(
-                    f"{path} is inside the vault at {parent}; a vault inside a vault is not "
-                    "supported: use that vault, or choose a folder outside it"
-                )
-        root.mkdir(parents=True, exist_ok=True)
-        root = root.resolve()
-        from .history import check_out_cloned_branch, commit_init  # gitpython: 40 ms, only here
+        from .history import commit_init  # gitpython: 40 ms, only here
 
-        check_out_cloned_branch(root)  # a second device's fresh clone joins the vault there
-        created: list[str] = []
-        kept: list[str] = []
-        sources = [template_dir("vault_template")]
-        if example:
-            sources.append(template_dir("example"))
-        for source in sources:
-            for file in sorted(p for p in source.rglob("*") if p.is_file()):
-                rel = file.relative_to(source).as_posix()
-                if "__pycache__" in rel:
-                    continue
-                if atomic_write(root / rel, file.read_bytes(), exclusive=True):
-                    created.append(rel)
-                else:
-                    kept.append(rel)
-        for folder in ("memory", "facts", "topics", "archive"):
-            (root / folder).mkdir(exist_ok=True)
-        if example and "MEMORY.md" in created:
+        report = lay_down(path, example=example)
+        if example and "MEMORY.md" in report.created:
             # The example's facts are already distilled: MEMORY.md shows them from the start.
-            with cls(root) as vault:
+            with cls(report.root) as vault:
                 vault._rebuild_blocks(None)
-        committed = commit_init(root, created)
-        return InitReport(root, created, kept, committed)
+        report.committed = commit_init(report.root, report.created)
+        return report
 
     # -- the index ---------------------------------------------------------------------
 
@@ -599,6 +520,8 @@ class Vault:
         Raises:
             TranscriptError: unreadable transcript, or unknown format.
         """
+        from .agent.transcripts import capture_transcript
+
         report = capture_transcript(
             self.root, Path(transcript), fmt=fmt, agent=agent, session=session
         )
@@ -856,30 +779,11 @@ class Vault:
         return self._recovering(run)
 
     def show(self, path: str, line: int | None = None, context: int = 0) -> Excerpt:
-        """The lines of a note: all of it, or the block holding ``line``.
+        """The lines of a note: all of it, or the block holding ``line`` with ``context``
+        lines around it (see ``files.excerpt``).
 
         Raises:
             PathOutsideVaultError: ``path`` leaves the vault.
             VaultmemError: the file does not exist, is not text, or ``line`` is past its end.
         """
-        absolute, rel = resolve_in_vault(self.root, path)
-        try:
-            is_file = absolute.is_file()
-        except OSError:
-            is_file = False
-        if not is_file:
-            raise VaultmemError(f"{shown_path(rel)}: no such file in the vault")
-        read = read_note(absolute, self.config.index.max_file_bytes)
-        if read.text is None:
-            raise VaultmemError(f"{shown_path(rel)}: {read.warnings[0]}")
-        lines = split_lines(read.text)
-        if line is None:
-            return Excerpt(rel, 1, lines)
-        if not 1 <= line <= len(lines):
-            raise VaultmemError(
-                f"{shown_path(rel)} has {len(lines)} lines; there is no line {line}"
-            )
-        blocks = [b for b in parse_document(read.text).blocks if b.line_start <= line <= b.line_end]
-        start, end = (blocks[-1].line_start, blocks[-1].line_end) if blocks else (line, line)
-        start, end = max(1, start - context), min(len(lines), end + context)
-        return Excerpt(rel, start, lines[start - 1 : end])
+        return excerpt(self.root, path, line, context, self.config.index.max_file_bytes)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Config
 from ..context import BEGIN, END, block_of, count_tokens
 from ..errors import VaultmemError
-from ..files import read_note, resolve_in_vault
+from ..files import Excerpt, read_note, resolve_in_vault
 from ..memory.facts import Entry, Fact, daily_date, parse_entries, parse_entry, without_fields
 from ..memory.forget import Wanted, find_line
 from ..memory.remember import ECHO_MARKERS
@@ -36,7 +36,7 @@ from ..parse import parse_document
 from ..search import Hit
 
 if TYPE_CHECKING:
-    from ..vault import Excerpt, Vault
+    from ..vault import Vault
 
 MARKER = "<!-- vaultmem:context -->"
 MIN_BUDGET = 40  # the marker line, a heading and one cited line (also config's minimum)

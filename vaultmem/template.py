@@ -1,0 +1,76 @@
+"""What a new vault is made of: the packaged template (``MEMORY.md``, the tier folders, a
+``.gitignore``) and the example memory, laid into a new folder or beside the notes of a
+folder being adopted (an Obsidian vault, an OpenClaw workspace) without changing any file
+already there. ``Vault.init`` lays them down, then commits."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import VaultmemError
+from .state import STATE_DIR
+from .writes import atomic_write
+
+_PACKAGE = Path(__file__).parent
+FOLDERS = ("memory", "facts", "topics", "archive")
+
+
+@dataclass
+class InitReport:
+    """What ``vaultmem init`` laid down."""
+
+    root: Path
+    created: list[str]
+    kept: list[str]
+    committed: bool = False
+
+
+def template_dir(name: str) -> Path:
+    """Where a packaged folder (``vault_template`` or ``example``) lives in this install."""
+    for candidate in (_PACKAGE / name, _PACKAGE.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise VaultmemError(f"vaultmem's {name}/ folder is missing from this installation")
+
+
+def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitReport:
+    """Copy every template file (and with ``example``, the example memory) that does not
+    exist yet into ``path``, never changing an existing file; a fresh clone of a vault's
+    remote first checks out its branch.
+
+    Raises:
+        VaultmemError: ``path`` is a file, or inside another vault.
+        GitError: git refused (see ``history.check_out_cloned_branch``).
+    """
+    root = Path(path).expanduser()
+    if root.exists() and not root.is_dir():
+        raise VaultmemError(f"{path} exists and is not a folder")
+    for parent in root.resolve().parents:
+        if (parent / STATE_DIR).is_dir():  # its notes would be indexed by both vaults
+            raise VaultmemError(
+                f"{path} is inside the vault at {parent}; a vault inside a vault is not "
+                "supported: use that vault, or choose a folder outside it"
+            )
+    root.mkdir(parents=True, exist_ok=True)
+    root = root.resolve()
+    from .history import check_out_cloned_branch  # gitpython: 40 ms, only here
+
+    check_out_cloned_branch(root)  # a second device's fresh clone joins the vault there
+    report = InitReport(root, [], [])
+    sources = [template_dir("vault_template")]
+    if example:
+        sources.append(template_dir("example"))
+    for source in sources:
+        for file in sorted(p for p in source.rglob("*") if p.is_file()):
+            rel = file.relative_to(source).as_posix()
+            if "__pycache__" in rel:
+                continue
+            if atomic_write(root / rel, file.read_bytes(), exclusive=True):
+                report.created.append(rel)
+            else:
+                report.kept.append(rel)
+    for folder in FOLDERS:
+        (root / folder).mkdir(exist_ok=True)
+    return report
