@@ -1,7 +1,7 @@
 """Round trips of the MCP server, as an agent's host sees them: a real SDK client over
 stdio to ``vaultmem mcp`` on a vault from gen_vault.py.
 
-    python /work/shared/bench/gen_vault.py --notes 10000 /tmp/v10k
+    python ../shared/bench/gen_vault.py --notes 10000 /tmp/v10k
     python bench/mcp_bench.py /tmp/v10k --runs 200
 
 Works on a copy (its index too, when the vault has one). Times ``search`` over the
