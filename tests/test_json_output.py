@@ -3,6 +3,7 @@ docs/json-output.md lists, and the same exit codes as the plain output."""
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 import subprocess
@@ -177,8 +178,12 @@ def test_watch_prints_one_json_object_per_event(vault_path: Path) -> None:
         wait_for(lambda: any(e["event"] == "batch" for e in events))
     finally:
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
+        # Only the reader thread reads stdout (communicate() would race it for the last
+        # events); stderr is read once the daemon has exited.
+        proc.wait(timeout=30)
         reader.join(timeout=30)
+        with proc.stdout or io.StringIO(), proc.stderr or io.StringIO() as stderr:
+            err = stderr.read()
     assert proc.returncode == 0, err
     assert err == ""  # the events are on stdout; nothing is said twice
     kinds = [e["event"] for e in events]
