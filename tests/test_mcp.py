@@ -223,6 +223,40 @@ def test_a_path_outside_the_vault_is_refused_and_the_server_lives_on(
     assert client.ok("status")["files"] > 0
 
 
+def test_get_reads_only_notes_never_the_vaults_other_files(client: Client, root: Path) -> None:
+    """A token in ``.git/config``, ``.env``, the tool's config, a text file, a note under
+    an excluded or a dot-folder, and a note-named symlink to any of them stay unread."""
+    token = "ghp_s3cr3tT0ken"
+    (root / ".git").mkdir(exist_ok=True)
+    (root / ".git" / "config").write_text(f"[remote]\n\turl = https://{token}@x.test/v\n")
+    (root / ".env").write_text(f"TOKEN={token}\n")
+    (root / ".vaultmem" / "config.toml").write_text(
+        (root / ".vaultmem" / "config.toml").read_text() + f"# {token}\n"
+    )
+    (root / "notes.txt").write_text(f"{token} ^abc123\n")
+    (root / ".obsidian").mkdir(exist_ok=True)
+    (root / ".obsidian" / "hidden.md").write_text(f"- {token} ^hid123\n")
+    (root / "node_modules").mkdir(exist_ok=True)
+    (root / "node_modules" / "pkg.md").write_text(f"{token}\n")
+    (root / "alias.md").symlink_to(root / ".env")
+    targets = [
+        ".git/config",
+        ".env",
+        ".vaultmem/config.toml",
+        "notes.txt",
+        ".obsidian/hidden.md",
+        "node_modules/pkg.md",
+        "memory/../.env",
+        str(root / ".env"),
+        "alias.md",
+        ".obsidian/hidden.md#hid123",
+    ]
+    for target in targets:
+        message = client.error("get", {"path_or_id": target})
+        assert "is not a note of the vault" in message and token not in message, target
+    assert client.ok("get", {"path_or_id": "MEMORY.md"})["path"] == "MEMORY.md"
+
+
 @pytest.mark.parametrize(
     ("name", "arguments", "expected"),
     [

@@ -784,6 +784,8 @@ class Vault:
 
         Raises:
             PathOutsideVaultError: ``path`` leaves the vault.
+            NotANoteError: ``path`` is not a note's (``.git/config``, ``.env``, ...).
             VaultmemError: the file does not exist, is not text, or ``line`` is past its end.
         """
-        return excerpt(self.root, path, line, context, self.config.index.max_file_bytes)
+        index = self.config.index
+        return excerpt(self.root, path, line, context, index.max_file_bytes, index.exclude)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Config
 from ..context import BEGIN, END, block_of, count_tokens
 from ..errors import VaultmemError
-from ..files import Excerpt, read_note, resolve_in_vault
+from ..files import Excerpt, note_in_vault, read_note, resolve_in_vault
 from ..memory.facts import Entry, Fact, daily_date, parse_entries, parse_entry, without_fields
 from ..memory.forget import Wanted, find_line
 from ..memory.remember import ECHO_MARKERS
@@ -484,6 +484,7 @@ def get(vault: Vault, target: str, line_start: int | None, line_end: int | None)
 
     Raises:
         PathOutsideVaultError: the path (or the note of ``PATH#id``) leaves the vault.
+        NotANoteError: the path (or ``PATH``) is not a note's (``.git/config``, ``.env``).
         AmbiguousIdError: the id is on several lines (the message lists them).
         VaultmemError: no such file or id, or a line range outside the note.
     """
@@ -496,7 +497,7 @@ def get(vault: Vault, target: str, line_start: int | None, line_end: int | None)
         raise VaultmemError("a line range goes with a path, not with a block id")
     wanted = Wanted.parse(target)
     if wanted.note is not None:
-        paths = [resolve_in_vault(vault.root, wanted.note)[1]]
+        paths = [note_in_vault(vault.root, wanted.note, vault.config.index.exclude)[1]]
         wanted = Wanted(wanted.block, paths[0])
     else:
         paths = list(dict.fromkeys(row[0] for row in vault.with_block_id(wanted.block)))
