@@ -162,23 +162,41 @@ def test_search_with_several_tags_keeps_lines_carrying_all_of_them(client: Clien
 
 
 def test_get_reads_memory_md_exactly(client: Client, root: Path) -> None:
-    excerpt = client.ok("get", {"path_or_id": "MEMORY.md"})
+    excerpt = client.ok("get", {"path": "MEMORY.md"})
     assert excerpt["path"] == "MEMORY.md" and excerpt["line_start"] == 1
     assert excerpt["text"].splitlines() == (root / "MEMORY.md").read_text().splitlines()
-    lines = client.ok("get", {"path_or_id": "MEMORY.md", "line_start": 2, "line_end": 3})
+    lines = client.ok("get", {"path": "MEMORY.md", "line_start": 2, "line_end": 3})
     assert lines["text"].splitlines() == (root / "MEMORY.md").read_text().splitlines()[1:3]
     assert lines["link"] == "MEMORY.md:2"
     (root / "empty.md").write_text("")
-    assert client.ok("get", {"path_or_id": "empty.md"})["text"] == ""
+    assert client.ok("get", {"path": "empty.md"})["text"] == ""
 
 
 def test_get_by_block_id_reads_the_line(client: Client, root: Path) -> None:
     stored = client.ok("remember", {"text": "The boiler code is on the fridge"})
-    for target in (stored["block_id"], "^" + stored["block_id"]):
-        excerpt = client.ok("get", {"path_or_id": target})
+    block, day = stored["block_id"], stored["path"].removeprefix("memory/").removesuffix(".md")
+    asked = [{"path": block}, {"path": "^" + block}]  # a path that is an id, as before
+    asked += [{"id": spelled} for spelled in (block, "^" + block, f"{day}#{block}")]
+    asked += [{"id": f"{stored['path']}#{block}"}]
+    for arguments in asked:
+        excerpt = client.ok("get", arguments)
         assert (excerpt["path"], excerpt["line_start"]) == (stored["path"], stored["line"])
         assert "The boiler code is on the fridge" in excerpt["text"]
-        assert excerpt["block_id"] == stored["block_id"] and excerpt["link"] == stored["link"]
+        assert excerpt["block_id"] == block and excerpt["link"] == stored["link"]
+
+
+def test_get_by_id_never_reads_a_note_named_like_the_id(client: Client, root: Path) -> None:
+    stored = client.ok("remember", {"text": "The spare key is under the pot"})
+    (root / stored["block_id"]).write_text("not the line\n")  # a file named like the id
+    assert "spare key" in client.ok("get", {"id": stored["block_id"]})["text"]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{}, {"path": "MEMORY.md", "id": "m1"}, {"line_start": 1}, {"path": None, "id": None}],
+)
+def test_get_takes_exactly_one_of_path_and_id(client: Client, arguments: dict[str, Any]) -> None:
+    assert "exactly one of path and id" in client.error("get", arguments)
 
 
 def test_context_stays_within_its_budget_and_cites_the_recall(client: Client) -> None:
@@ -218,7 +236,7 @@ def test_a_path_outside_the_vault_is_refused_and_the_server_lives_on(
     secret.write_text("the launch code is 0000\n")
     (root / "link.md").symlink_to(secret)
     for target in ("../outside.md", str(secret), "link.md", "memory/../../outside.md"):
-        message = client.error("get", {"path_or_id": target})
+        message = client.error("get", {"path": target})
         assert "outside the vault" in message and "0000" not in message
     assert client.ok("status")["files"] > 0
 
@@ -252,9 +270,9 @@ def test_get_reads_only_notes_never_the_vaults_other_files(client: Client, root:
         ".obsidian/hidden.md#hid123",
     ]
     for target in targets:
-        message = client.error("get", {"path_or_id": target})
+        message = client.error("get", {"path": target})
         assert "is not a note of the vault" in message and token not in message, target
-    assert client.ok("get", {"path_or_id": "MEMORY.md"})["path"] == "MEMORY.md"
+    assert client.ok("get", {"path": "MEMORY.md"})["path"] == "MEMORY.md"
 
 
 @pytest.mark.parametrize(
@@ -269,9 +287,9 @@ def test_get_reads_only_notes_never_the_vaults_other_files(client: Client, root:
         ("search", {"query": "tea", "since": "last week"}, "since must be a date"),
         ("search", {"query": "tea", "tags": "work"}, "tags"),
         ("remember", {"text": "x", "importance": 3}, "importance"),
-        ("get", {"path_or_id": "no/such/note.md"}, "no such file"),
-        ("get", {"path_or_id": "MEMORY.md", "line_start": 9999}, "9999"),
-        ("get", {"path_or_id": "mnosuchid"}, "mnosuchid"),
+        ("get", {"path": "no/such/note.md"}, "no such file"),
+        ("get", {"path": "MEMORY.md", "line_start": 9999}, "9999"),
+        ("get", {"path": "mnosuchid"}, "mnosuchid"),
         ("context", {"query": "tea", "budget_tokens": 5}, "budget_tokens"),
         ("recent", {"days": 0}, "days"),
         ("forget", {"id": "mnosuchid"}, "mnosuchid"),
@@ -365,7 +383,7 @@ def test_http_serves_the_same_tools_on_localhost(
         with connect(streamable_http_client(url), stray) as client:
             stored = client.ok("remember", {"text": "HTTP clients share this memory"})
             assert client.search("HTTP clients")[0]["block_id"] == stored["block_id"]
-            assert "outside the vault" in client.error("get", {"path_or_id": "/etc/passwd"})
+            assert "outside the vault" in client.error("get", {"path": "/etc/passwd"})
     finally:
         server.terminate()
         out, _ = server.communicate(timeout=30)

@@ -97,6 +97,13 @@ def _check_date(name: str, value: str | None) -> str | None:
         raise ToolError(f"{name} must be a date like 2026-11-22, got {value!r}") from None
 
 
+def as_block_id(target: str) -> str:
+    """``get``'s ``id`` as ``Vault.get`` reads an id and never a path: a bare ``id``
+    becomes ``^id`` (a file of the vault named like the id is not what was asked)."""
+    target = target.strip()
+    return target if target.startswith("^") or "#" in target else "^" + target
+
+
 def _has_tags(found: list[str], wanted: list[str]) -> bool:
     """Every wanted tag is on the hit, itself or a nested tag below it (as ``--tag``)."""
     keys = [t.lstrip("#").casefold() for t in found]
@@ -163,19 +170,26 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
 
     @_tool(server, read_only)
     def get(
-        path_or_id: Annotated[
-            str,
-            Field(
-                description="A note's path (MEMORY.md, memory/X.md) or a block id (^id, DATE#id)."
-            ),
-        ],
+        path: Annotated[
+            str | None,
+            Field(description="A note's path (MEMORY.md, memory/X.md), or a block id as in id."),
+        ] = None,
+        id: Annotated[
+            str | None, Field(description="A block id: ^id, id, DATE#id or PATH#id.")
+        ] = None,
         line_start: Annotated[int | None, Field(ge=1, description="First line (1-based).")] = None,
         line_end: Annotated[int | None, Field(ge=1, description="Last line, inclusive.")] = None,
     ) -> Excerpt:
-        """Read the exact text of a note (or its lines line_start..line_end), or of the line
-        with a block id."""
+        """Read the exact text of a note by path (or its lines line_start..line_end), or the
+        line with a block id; give exactly one of path and id."""
+        if id is not None and path is None:
+            target = as_block_id(id)
+        elif path is not None and id is None:
+            target = path
+        else:
+            raise ToolError("give exactly one of path and id (a note's path or a block id)")
         with service.reading() as vault:
-            shown = vault.get(path_or_id, line_start, line_end)
+            shown = vault.get(target, line_start, line_end)
         return Excerpt(
             path=shown.path,
             line_start=shown.line_start,
