@@ -303,6 +303,25 @@ def test_a_malformed_call_is_an_mcp_error_and_the_server_lives_on(
     assert client.search("Alice")  # the next call is served
 
 
+@pytest.mark.parametrize(
+    ("arguments", "bad"),
+    [
+        ({"query": 42}, ["query"]),
+        ({"query": "tea", "limit": "ten"}, ["limit"]),
+        ({"limit": 0}, ["limit", "query"]),  # two bad arguments, two lines
+        ({"query": "tea", "tags": ["work", 7]}, ["tags.1"]),
+    ],
+)
+def test_bad_arguments_are_named_one_short_line_each(
+    client: Client, arguments: dict[str, Any], bad: list[str]
+) -> None:
+    lines = client.error("search", arguments).removeprefix("Error executing tool search: ")
+    named = [line.split(": ", 1)[0] for line in lines.splitlines()]
+    assert sorted(named) == bad
+    assert all(len(line) < 120 for line in lines.splitlines()), lines
+    assert "pydantic" not in lines and "http" not in lines
+
+
 def test_an_edit_by_another_process_is_found_by_the_next_search(client: Client, root: Path) -> None:
     def other_process(code: str) -> None:
         subprocess.run([sys.executable, "-c", textwrap.dedent(code)], check=True, cwd=root)

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from .. import __version__
 from ..errors import VaultmemError
@@ -55,6 +55,33 @@ INSTRUCTIONS = (
     "preferences; call `remember` with one self-contained sentence when you learn something "
     "worth keeping; cite what you use by its `link`. `get` reads the exact lines."
 )
+
+
+class Server(MCPServer):
+    """The SDK's server, with argument errors an agent can act on: one short line per bad
+    argument (``limit: Input should be greater than or equal to 1``) instead of pydantic's
+    multi-line report ending in a documentation URL."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            # The cause stays the ValidationError: the SDK logs its field names from it.
+            raise ToolError(f"Error executing tool {name}: {bad_arguments(cause)}") from cause
+
+
+def bad_arguments(error: ValidationError) -> str:
+    """Each bad argument on its line: its name (``tags.1`` for a list's item) and what is
+    wrong with it, without the value (it is the caller's data) or pydantic's links."""
+    lines = []
+    for problem in error.errors(include_url=False, include_input=False):
+        name = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        what = "required" if problem["type"] == "missing" else problem["msg"]
+        lines.append(f"{name}: {what}")
+    return "\n".join(dict.fromkeys(lines))
 
 
 class VaultService:
@@ -309,9 +336,7 @@ def register_resources(server: MCPServer, service: VaultService) -> None:
 
 def build_server(service: VaultService) -> MCPServer:
     """The server with its tools and resources (no transport yet)."""
-    server = MCPServer(
-        "vaultmem", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
+    server = Server("vaultmem", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     register_tools(server, service)
     register_resources(server, service)
     return server
