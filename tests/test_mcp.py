@@ -409,6 +409,27 @@ def test_http_serves_the_same_tools_on_localhost(
     assert out == b""  # nothing but the protocol, and that goes over HTTP
 
 
+def test_http_on_a_port_in_use_is_one_error_line_and_exit_one(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root = tmp_path / "vault"
+    Vault.init(root)
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "vaultmem", "mcp", "--http", str(port), "--vault", str(root)],
+            env=os.environ | server_env(tmp_path_factory.mktemp("home")),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith("Error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert f"127.0.0.1:{port}" in done.stderr and "in use" in done.stderr
+
+
 def wait_until_listening(port: int, server: subprocess.Popen[bytes]) -> None:
     from conftest import wait_for
 

@@ -12,6 +12,8 @@ read settles first, so it sees every edit finished before the call. See ``docs/m
 from __future__ import annotations
 
 import datetime as dt
+import errno
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -346,12 +348,33 @@ def _stderr(line: str) -> None:
     print(f"vaultmem: {line}", file=sys.stderr, flush=True)
 
 
+def check_port(port: int, host: str = "127.0.0.1") -> None:
+    """Bind ``host:port`` once and let it go, so that a port already taken is one clear
+    error before anything starts (uvicorn would log its own and exit 3). Binds as uvicorn
+    does (``SO_REUSEADDR``), so a port left in TIME_WAIT by a server just stopped is free.
+
+    Raises:
+        VaultmemError: the port cannot be bound (in use, or not allowed).
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            why = "is already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+            raise VaultmemError(
+                f"cannot serve on {host}:{port}: the port {why}; choose another with --http PORT"
+            ) from exc
+
+
 def serve(vault_path: Path | None, http_port: int | None = None) -> None:
     """Run the server until the client goes away (stdio) or it is interrupted (http).
 
     Raises:
-        VaultmemError: no vault there.
+        VaultmemError: no vault there, or the HTTP port cannot be bound.
     """
+    if http_port is not None:
+        check_port(http_port)
     vault = Vault.find(vault_path)
     live = LiveIndex(Vault(vault.root), _stderr)
     live.start()
