@@ -284,6 +284,21 @@ def test_hits_carry_their_tier_and_superseded_flag(vault: Vault) -> None:
     assert hits["fh"].as_dict()["tier"] == "hot" and hits["fh"].as_dict()["superseded"] is False
 
 
+def test_search_marks_tiers_without_the_agent_layer(vault: Vault) -> None:
+    """Layering: the core (``Vault.search`` and its tiers) never reaches into
+    ``vaultmem.agent``, which is built on top of it."""
+    write(vault.root, "facts/general.md", "# General\n\n- hot otter fact [importance:: 1] ^fo\n")
+    script = f"""
+import sys
+from vaultmem import Vault
+hits = Vault({str(vault.root)!r}).search("otter")
+assert [(h.block_id, h.tier) for h in hits] == [("fo", "hot")], hits
+print(sorted(m for m in sys.modules if m.startswith("vaultmem.agent")))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
+
+
 def test_search_json_without_a_match_prints_an_empty_list_and_exits_0(vault: Vault) -> None:
     daily(vault.root, "2026-11-22", "- 09:00 **user** something ^s1")
     as_json = run_cli(vault.root, "search", "nothingmatchesthis", "--json")

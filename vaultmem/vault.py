@@ -23,6 +23,7 @@ from .files import Excerpt, FileStat, excerpt, resolve_in_vault, scan_notes
 from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import IndexReport, Progress, plan_changes, update_index
 from .memory.remember import capture, store_line
+from .memory.tiers import mark_hits
 from .search import Hit
 from .state import STATE_DIR, create_private, secure_state_dir, vault_write_lock
 from .template import InitReport, lay_down
@@ -321,7 +322,6 @@ class Vault:
         are written to this device's access log (which reinforces them at the next
         consolidation) unless ``track`` is false or ``memory.track_access`` is off.
         """
-        from .agent.recall import mark_hits
 
         def run() -> list[Hit]:
             if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
@@ -343,7 +343,7 @@ class Vault:
             return hits
 
         hits = self._recovering(run)
-        mark_hits(hits, self.config, today or dt.date.today())
+        mark_hits(hits, self.config.memory, today or dt.date.today())
         if track and self.config.memory.track_access:
             self._log_access(hits)
         return hits

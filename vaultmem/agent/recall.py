@@ -11,8 +11,7 @@ distilled from it (``[source:: [[DATE#^id]]]``) and ``MEMORY.md``'s mention of t
 facts (``(fID)``) are one item. Struck lines (superseded or forgotten) are not recalled.
 
 ``recent`` lists the new daily-note lines, new facts and superseded facts of the last
-days; ``get`` returns a note's lines by path and range or by block id; ``mark_hits``
-gives search hits their tier and superseded flag.
+days; ``get`` returns a note's lines by path and range or by block id.
 """
 
 from __future__ import annotations
@@ -24,14 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import Config
 from ..context import BEGIN, END, block_of, count_tokens
 from ..errors import VaultmemError
 from ..files import Excerpt, note_in_vault, read_note, resolve_in_vault
 from ..memory.facts import Entry, Fact, daily_date, parse_entries, parse_entry, without_fields
 from ..memory.forget import Wanted, find_line
 from ..memory.remember import ECHO_MARKERS
-from ..memory.tiers import current_score, tier
+from ..memory.tiers import mark_hits
 from ..parse import parse_document
 from ..search import Hit
 
@@ -46,28 +44,6 @@ _MENTION = re.compile(r"\(([A-Za-z0-9-]+)\)\s*$")  # MEMORY.md cites a fact as "
 _HEADING = re.compile(r"#{1,6}\s")
 _NOTE_SUFFIX = re.compile(r"\.(md|markdown)$", re.IGNORECASE)
 _BOOKKEEPING = ("session", "agent")  # fields a prompt does not need (ids, not words)
-
-
-def mark_hits(hits: list[Hit], config: Config, today: dt.date) -> None:
-    """Set each hit's ``tier`` (a fact's, by its importance, kind and age as consolidation
-    scores it, without the access count; ``archive`` in ``archive/``) and ``superseded``
-    (its line is struck through: superseded or forgotten)."""
-    for hit in hits:
-        entry = parse_entry(hit.text.split("\n", 1)[0], hit.line_start)
-        hit.superseded = entry is not None and entry.struck
-        if hit.path.startswith("archive/"):
-            hit.tier = "archive"
-        elif hit.path.startswith("facts/") and entry is not None:
-            fact = Fact(hit.path, entry)
-            score = current_score(
-                fact.importance,
-                fact.kind,
-                fact.day,
-                today,
-                pinned=fact.pinned,
-                config=config.memory,
-            )
-            hit.tier = tier(score, config.memory)
 
 
 # -- the context block ----------------------------------------------------------------
@@ -305,7 +281,7 @@ def _cited_fact(vault: Vault, hit: Hit, today: dt.date) -> Hit:
     for path, start, end, text in vault.db.with_block_id(mention.group(1)):
         if path.startswith(("facts/", "archive/")):
             fact = Hit(path, start, end, "", hit.score, text, block_id=mention.group(1))
-            mark_hits([fact], vault.config, today)
+            mark_hits([fact], vault.config.memory, today)
             return fact
     return hit
 
