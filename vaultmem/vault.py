@@ -30,7 +30,8 @@ from .template import InitReport, lay_down
 from .watchlock import daemon_pid
 
 if TYPE_CHECKING:
-    from .agent.recall import ContextBlock, Recent
+    from .agent.lookup import Recent
+    from .agent.recall import ContextBlock
     from .agent.transcripts import CaptureReport
     from .history import Commit, History, LineVersion, RestoreResult
     from .memory.consolidate import Report as ConsolidationReport
@@ -386,12 +387,12 @@ class Vault:
         agent: str | None = None,
     ) -> Recent:
         """New daily-note lines, new facts and superseded facts of the last ``days`` days
-        (see ``agent/recall.py``).
+        (see ``agent/lookup.py``).
 
         Raises:
             VaultmemError: ``days`` or ``limit`` below 1.
         """
-        from .agent.recall import recent
+        from .agent.lookup import recent
 
         return recent(self, days, limit, today or dt.date.today(), agent)
 
@@ -399,14 +400,14 @@ class Vault:
         self, target: str, line_start: int | None = None, line_end: int | None = None
     ) -> Excerpt:
         """A note's lines by path (all, or a range), or the block of the line with a block
-        id (``^id``, ``id``, ``DATE#id``, ``PATH#id``); see ``agent/recall.py``.
+        id (``^id``, ``id``, ``DATE#id``, ``PATH#id``); see ``agent/lookup.py``.
 
         Raises:
             PathOutsideVaultError: the path leaves the vault.
             AmbiguousIdError: the id is on several lines.
             VaultmemError: no such file, line range or id.
         """
-        from .agent.recall import get
+        from .agent.lookup import get
 
         return get(self, target, line_start, line_end)
 
