@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vaultmem import Vault
-from vaultmem.agent.recall import MARKER
+from vaultmem.agent.recall import MARKER, link_to
 from vaultmem.cli import cli
 from vaultmem.context import count_tokens
 from vaultmem.errors import AmbiguousIdError, ConfigError, PathOutsideVaultError, VaultmemError
@@ -282,6 +282,14 @@ def test_hits_carry_their_tier_and_superseded_flag(vault: Vault) -> None:
     assert (hits["fh"].tier, hits["fc"].tier) == ("hot", "cold")
     assert hits["fa"].tier == "archive" and hits["w1"].tier is None
     assert hits["fh"].as_dict()["tier"] == "hot" and hits["fh"].as_dict()["superseded"] is False
+
+
+def test_docs_cite_a_daily_line_as_the_code_links_it() -> None:
+    """docs/context.md shows the link recall writes for a daily-note line (path-qualified,
+    so a same-named note elsewhere in an Obsidian vault is not opened instead)."""
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "context.md").read_text()
+    assert f"`{link_to('memory/2026-11-22.md', 3, 'd22-1')}`" in docs
+    assert "named by its date" not in docs
 
 
 def test_search_marks_tiers_without_the_agent_layer(vault: Vault) -> None:
