@@ -153,6 +153,29 @@ def test_today_and_yesterday_follow_and_the_newest_lines_win(vault: Vault) -> No
     assert "today's line 7" in small.text and "today's line 1" not in small.text
 
 
+def test_openclaw_slug_notes_of_today_and_yesterday_are_daily_notes(vault: Vault) -> None:
+    """OpenClaw also keeps a day's notes as ``memory/YYYY-MM-DD-slug.md``."""
+    daily(vault.root, "2026-11-22", "- 08:00 **user** today's plain note ^t1")
+    write(vault.root, "memory/2026-11-22-standup.md", "# Standup\n\n- ship the parser ^s1\n")
+    write(vault.root, "memory/2026-11-21-retro.md", "- the retro went long ^r1\n")
+    write(vault.root, "memory/2026-11-20-old.md", "- two days ago ^o1\n")
+    write(vault.root, "memory/2026-11-22-draft.txt", "- not a note\n")
+    write(vault.root, "topics/secret.md", "- behind a symlink\n")
+    (vault.root / "memory" / "2026-11-22-link.md").symlink_to(vault.root / "topics/secret.md")
+    vault.index()
+    block = vault.context(budget=1000, today=TODAY)
+    assert [s.title for s in block.sections] == [
+        "memory/2026-11-22.md (today)",
+        "memory/2026-11-22-standup.md (today)",
+        "memory/2026-11-21-retro.md (yesterday)",
+    ]
+    assert "ship the parser" in block.text and "the retro went long" in block.text
+    assert "two days ago" not in block.text and "not a note" not in block.text
+    assert "behind a symlink" not in block.text  # the index does not follow it either
+    standup = block.sections[1].items[0]
+    assert standup.link == "[[memory/2026-11-22-standup#^s1]]" and standup.line == 3
+
+
 def test_superseded_and_forgotten_memories_are_not_recalled(vault: Vault) -> None:
     write(
         vault.root,

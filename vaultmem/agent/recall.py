@@ -4,10 +4,11 @@
 ``context`` builds the block an agent puts in its prompt (``docs/context.md``): the line
 ``<!-- vaultmem:context -->`` (so ``remember`` and capture know an echo of it and skip
 it), then ``MEMORY.md``'s generated block, the recall for a query, and today's and
-yesterday's daily notes, never over the budget as ``context.count_tokens`` counts the
-whole text. With a query, the recall gets the first half of the budget (its best hit
-always, cut short if it must be), ``MEMORY.md`` the next share, more recall the rest, and
-the daily notes what is left. One memory is recalled once: a daily-note line, the facts
+yesterday's daily notes (``memory/DATE.md`` and OpenClaw's ``memory/DATE-slug.md``),
+never over the budget as ``context.count_tokens`` counts the whole text. With a query,
+the recall gets the first half of the budget (its best hit always, cut short if it must
+be), ``MEMORY.md`` the next share, more recall the rest, and the daily notes what is
+left. One memory is recalled once: a daily-note line, the facts
 distilled from it (``[source:: [[DATE#^id]]]``) and ``MEMORY.md``'s mention of those
 facts (``(fID)``) are one item. Struck lines (superseded or forgotten) are not recalled.
 """
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..context import BEGIN, END, block_of, count_tokens
 from ..errors import VaultmemError
-from ..files import read_note, resolve_in_vault
+from ..files import read_note, resolve_in_vault, stat_note
 from ..memory.facts import Entry, Fact, daily_date, parse_entries, parse_entry, without_fields
 from ..memory.remember import ECHO_MARKERS
 from ..memory.tiers import mark_hits
@@ -109,10 +110,6 @@ def build_context(
         raise VaultmemError(f"the budget must be at least {MIN_BUDGET} tokens, got {budget}")
     memory = Part("MEMORY.md")
     recall = Part("Recall")
-    days = [
-        Part(f"memory/{day.isoformat()}.md ({name})")
-        for day, name in ((today, "today"), (today - dt.timedelta(days=1), "yesterday"))
-    ]
     filler = _Filler(budget, count_tokens(MARKER))
     hits = _recall_items(vault, query, agent, today) if query and query.strip() else []
     if hits:
@@ -130,9 +127,13 @@ def build_context(
     taken = {key for item in recall.items for key in item.keys} | cited
     filler.fill(recall, [h for h in hits if not h.keys & taken])
     shown = {(item.path, item.line) for item in recall.items}
-    for part, day in zip(days, (today, today - dt.timedelta(days=1)), strict=True):
-        lines = [i for i in daily_items(vault, day, agent) if (i.path, i.line) not in shown]
-        filler.fill_latest(part, lines)
+    days: list[Part] = []
+    for day, name in ((today, "today"), (today - dt.timedelta(days=1), "yesterday")):
+        for rel in daily_notes(vault, day):  # a section per note: its title says where
+            part = Part(f"{rel} ({name})")
+            lines = [i for i in note_items(vault, rel, agent) if (i.path, i.line) not in shown]
+            filler.fill_latest(part, lines)
+            days.append(part)
     parts = [p for p in (memory, recall, *days) if p.items]
     text = "\n\n".join(
         [MARKER] + [f"## {p.title}\n" + "\n".join(i.shown for i in p.items) for p in parts]
@@ -320,9 +321,30 @@ def _memory_keys(vault: Vault, hit: Hit) -> tuple[frozenset[str], bool]:
     return frozenset(keys), stale
 
 
+def daily_notes(vault: Vault, day: dt.date) -> list[str]:
+    """A day's daily notes: ``memory/DATE.md`` (read as before, even when absent: it then
+    has no lines), then OpenClaw's ``memory/DATE-slug.md`` notes of that day by name,
+    those the index takes (a note file, not a symlink)."""
+    try:
+        found = sorted(p.name for p in (vault.root / "memory").glob(f"{day.isoformat()}-*"))
+    except OSError:  # no readable memory/ folder: no slug notes
+        found = []
+    exclude = vault.config.index.exclude
+    slugs = [
+        rel
+        for rel in (f"memory/{name}" for name in found)
+        if (note := stat_note(vault.root, rel, exclude)) is not None and note.skip_reason is None
+    ]
+    return [f"memory/{day.isoformat()}.md", *slugs]
+
+
 def daily_items(vault: Vault, day: dt.date, agent: str | None) -> list[Item]:
+    """The live list items of a day's daily notes (``daily_notes``), note by note."""
+    return [item for rel in daily_notes(vault, day) for item in note_items(vault, rel, agent)]
+
+
+def note_items(vault: Vault, rel: str, agent: str | None) -> list[Item]:
     """A daily note's live list items (other agents' lines left out), in the note's order."""
-    rel = f"memory/{day.isoformat()}.md"
     text = read_text(vault, rel)
     items = []
     for entry in parse_entries(text or ""):
