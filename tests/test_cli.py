@@ -103,6 +103,24 @@ def test_errors_are_one_line_and_exit_one(example: Path, args: list[str], messag
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    "target", [".git/config", ".env", ".vaultmem/config.toml", "notes.txt", "link.md"]
+)
+def test_show_reads_only_notes_of_the_vault(example: Path, target: str) -> None:
+    token = "ghp_s3cr3tT0ken"
+    (example / ".git").mkdir(exist_ok=True)
+    (example / ".git" / "config").write_text(f"[remote]\n\turl = https://{token}@x.test\n")
+    (example / ".env").write_text(f"TOKEN={token}\n")
+    config = example / ".vaultmem" / "config.toml"
+    config.write_text(config.read_text() + f"# {token}\n")
+    (example / "notes.txt").write_text(f"{token}\n")
+    (example / "link.md").symlink_to(example / ".env")
+    code, out, err = run("show", target, "--vault", str(example))
+    assert code == 1 and out == ""
+    assert err.startswith("Error: ") and err.count("\n") == 1
+    assert "is not a note of the vault" in err and token not in err
+
+
 def test_no_vault_anywhere(tmp_path: Path) -> None:
     code, _, err = run("status", cwd=tmp_path)
     assert code == 1
@@ -190,7 +208,8 @@ def test_every_command_has_help_with_an_example() -> None:
 def test_show_treats_odd_line_suffixes_as_part_of_the_path(example: Path, target: str) -> None:
     code, _, err = run("show", target, "--vault", str(example))
     assert code == 1
-    assert "no such file in the vault" in err
+    # the whole of it is the path, and a path not ending in .md names no note
+    assert "is not a note of the vault" in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize(

@@ -162,23 +162,41 @@ def test_search_with_several_tags_keeps_lines_carrying_all_of_them(client: Clien
 
 
 def test_get_reads_memory_md_exactly(client: Client, root: Path) -> None:
-    excerpt = client.ok("get", {"path_or_id": "MEMORY.md"})
+    excerpt = client.ok("get", {"path": "MEMORY.md"})
     assert excerpt["path"] == "MEMORY.md" and excerpt["line_start"] == 1
     assert excerpt["text"].splitlines() == (root / "MEMORY.md").read_text().splitlines()
-    lines = client.ok("get", {"path_or_id": "MEMORY.md", "line_start": 2, "line_end": 3})
+    lines = client.ok("get", {"path": "MEMORY.md", "line_start": 2, "line_end": 3})
     assert lines["text"].splitlines() == (root / "MEMORY.md").read_text().splitlines()[1:3]
     assert lines["link"] == "MEMORY.md:2"
     (root / "empty.md").write_text("")
-    assert client.ok("get", {"path_or_id": "empty.md"})["text"] == ""
+    assert client.ok("get", {"path": "empty.md"})["text"] == ""
 
 
 def test_get_by_block_id_reads_the_line(client: Client, root: Path) -> None:
     stored = client.ok("remember", {"text": "The boiler code is on the fridge"})
-    for target in (stored["block_id"], "^" + stored["block_id"]):
-        excerpt = client.ok("get", {"path_or_id": target})
+    block, day = stored["block_id"], stored["path"].removeprefix("memory/").removesuffix(".md")
+    asked = [{"path": block}, {"path": "^" + block}]  # a path that is an id, as before
+    asked += [{"id": spelled} for spelled in (block, "^" + block, f"{day}#{block}")]
+    asked += [{"id": f"{stored['path']}#{block}"}]
+    for arguments in asked:
+        excerpt = client.ok("get", arguments)
         assert (excerpt["path"], excerpt["line_start"]) == (stored["path"], stored["line"])
         assert "The boiler code is on the fridge" in excerpt["text"]
-        assert excerpt["block_id"] == stored["block_id"] and excerpt["link"] == stored["link"]
+        assert excerpt["block_id"] == block and excerpt["link"] == stored["link"]
+
+
+def test_get_by_id_never_reads_a_note_named_like_the_id(client: Client, root: Path) -> None:
+    stored = client.ok("remember", {"text": "The spare key is under the pot"})
+    (root / stored["block_id"]).write_text("not the line\n")  # a file named like the id
+    assert "spare key" in client.ok("get", {"id": stored["block_id"]})["text"]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{}, {"path": "MEMORY.md", "id": "m1"}, {"line_start": 1}, {"path": None, "id": None}],
+)
+def test_get_takes_exactly_one_of_path_and_id(client: Client, arguments: dict[str, Any]) -> None:
+    assert "exactly one of path and id" in client.error("get", arguments)
 
 
 def test_context_stays_within_its_budget_and_cites_the_recall(client: Client) -> None:
@@ -218,9 +236,43 @@ def test_a_path_outside_the_vault_is_refused_and_the_server_lives_on(
     secret.write_text("the launch code is 0000\n")
     (root / "link.md").symlink_to(secret)
     for target in ("../outside.md", str(secret), "link.md", "memory/../../outside.md"):
-        message = client.error("get", {"path_or_id": target})
+        message = client.error("get", {"path": target})
         assert "outside the vault" in message and "0000" not in message
     assert client.ok("status")["files"] > 0
+
+
+def test_get_reads_only_notes_never_the_vaults_other_files(client: Client, root: Path) -> None:
+    """A token in ``.git/config``, ``.env``, the tool's config, a text file, a note under
+    an excluded or a dot-folder, and a note-named symlink to any of them stay unread."""
+    token = "ghp_s3cr3tT0ken"
+    (root / ".git").mkdir(exist_ok=True)
+    (root / ".git" / "config").write_text(f"[remote]\n\turl = https://{token}@x.test/v\n")
+    (root / ".env").write_text(f"TOKEN={token}\n")
+    (root / ".vaultmem" / "config.toml").write_text(
+        (root / ".vaultmem" / "config.toml").read_text() + f"# {token}\n"
+    )
+    (root / "notes.txt").write_text(f"{token} ^abc123\n")
+    (root / ".obsidian").mkdir(exist_ok=True)
+    (root / ".obsidian" / "hidden.md").write_text(f"- {token} ^hid123\n")
+    (root / "node_modules").mkdir(exist_ok=True)
+    (root / "node_modules" / "pkg.md").write_text(f"{token}\n")
+    (root / "alias.md").symlink_to(root / ".env")
+    targets = [
+        ".git/config",
+        ".env",
+        ".vaultmem/config.toml",
+        "notes.txt",
+        ".obsidian/hidden.md",
+        "node_modules/pkg.md",
+        "memory/../.env",
+        str(root / ".env"),
+        "alias.md",
+        ".obsidian/hidden.md#hid123",
+    ]
+    for target in targets:
+        message = client.error("get", {"path": target})
+        assert "is not a note of the vault" in message and token not in message, target
+    assert client.ok("get", {"path": "MEMORY.md"})["path"] == "MEMORY.md"
 
 
 @pytest.mark.parametrize(
@@ -235,9 +287,9 @@ def test_a_path_outside_the_vault_is_refused_and_the_server_lives_on(
         ("search", {"query": "tea", "since": "last week"}, "since must be a date"),
         ("search", {"query": "tea", "tags": "work"}, "tags"),
         ("remember", {"text": "x", "importance": 3}, "importance"),
-        ("get", {"path_or_id": "no/such/note.md"}, "no such file"),
-        ("get", {"path_or_id": "MEMORY.md", "line_start": 9999}, "9999"),
-        ("get", {"path_or_id": "mnosuchid"}, "mnosuchid"),
+        ("get", {"path": "no/such/note.md"}, "no such file"),
+        ("get", {"path": "MEMORY.md", "line_start": 9999}, "9999"),
+        ("get", {"path": "mnosuchid"}, "mnosuchid"),
         ("context", {"query": "tea", "budget_tokens": 5}, "budget_tokens"),
         ("recent", {"days": 0}, "days"),
         ("forget", {"id": "mnosuchid"}, "mnosuchid"),
@@ -249,6 +301,25 @@ def test_a_malformed_call_is_an_mcp_error_and_the_server_lives_on(
 ) -> None:
     assert expected in client.error(name, arguments)
     assert client.search("Alice")  # the next call is served
+
+
+@pytest.mark.parametrize(
+    ("arguments", "bad"),
+    [
+        ({"query": 42}, ["query"]),
+        ({"query": "tea", "limit": "ten"}, ["limit"]),
+        ({"limit": 0}, ["limit", "query"]),  # two bad arguments, two lines
+        ({"query": "tea", "tags": ["work", 7]}, ["tags.1"]),
+    ],
+)
+def test_bad_arguments_are_named_one_short_line_each(
+    client: Client, arguments: dict[str, Any], bad: list[str]
+) -> None:
+    lines = client.error("search", arguments).removeprefix("Error executing tool search: ")
+    named = [line.split(": ", 1)[0] for line in lines.splitlines()]
+    assert sorted(named) == bad
+    assert all(len(line) < 120 for line in lines.splitlines()), lines
+    assert "pydantic" not in lines and "http" not in lines
 
 
 def test_an_edit_by_another_process_is_found_by_the_next_search(client: Client, root: Path) -> None:
@@ -331,11 +402,32 @@ def test_http_serves_the_same_tools_on_localhost(
         with connect(streamable_http_client(url), stray) as client:
             stored = client.ok("remember", {"text": "HTTP clients share this memory"})
             assert client.search("HTTP clients")[0]["block_id"] == stored["block_id"]
-            assert "outside the vault" in client.error("get", {"path_or_id": "/etc/passwd"})
+            assert "outside the vault" in client.error("get", {"path": "/etc/passwd"})
     finally:
         server.terminate()
         out, _ = server.communicate(timeout=30)
     assert out == b""  # nothing but the protocol, and that goes over HTTP
+
+
+def test_http_on_a_port_in_use_is_one_error_line_and_exit_one(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root = tmp_path / "vault"
+    Vault.init(root)
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "vaultmem", "mcp", "--http", str(port), "--vault", str(root)],
+            env=os.environ | server_env(tmp_path_factory.mktemp("home")),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith("Error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert f"127.0.0.1:{port}" in done.stderr and "in use" in done.stderr
 
 
 def wait_until_listening(port: int, server: subprocess.Popen[bytes]) -> None:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vaultmem import Vault
-from vaultmem.agent.recall import MARKER
+from vaultmem.agent.recall import MARKER, link_to
 from vaultmem.cli import cli
 from vaultmem.context import count_tokens
 from vaultmem.errors import AmbiguousIdError, ConfigError, PathOutsideVaultError, VaultmemError
@@ -153,6 +153,29 @@ def test_today_and_yesterday_follow_and_the_newest_lines_win(vault: Vault) -> No
     assert "today's line 7" in small.text and "today's line 1" not in small.text
 
 
+def test_openclaw_slug_notes_of_today_and_yesterday_are_daily_notes(vault: Vault) -> None:
+    """OpenClaw also keeps a day's notes as ``memory/YYYY-MM-DD-slug.md``."""
+    daily(vault.root, "2026-11-22", "- 08:00 **user** today's plain note ^t1")
+    write(vault.root, "memory/2026-11-22-standup.md", "# Standup\n\n- ship the parser ^s1\n")
+    write(vault.root, "memory/2026-11-21-retro.md", "- the retro went long ^r1\n")
+    write(vault.root, "memory/2026-11-20-old.md", "- two days ago ^o1\n")
+    write(vault.root, "memory/2026-11-22-draft.txt", "- not a note\n")
+    write(vault.root, "topics/secret.md", "- behind a symlink\n")
+    (vault.root / "memory" / "2026-11-22-link.md").symlink_to(vault.root / "topics/secret.md")
+    vault.index()
+    block = vault.context(budget=1000, today=TODAY)
+    assert [s.title for s in block.sections] == [
+        "memory/2026-11-22.md (today)",
+        "memory/2026-11-22-standup.md (today)",
+        "memory/2026-11-21-retro.md (yesterday)",
+    ]
+    assert "ship the parser" in block.text and "the retro went long" in block.text
+    assert "two days ago" not in block.text and "not a note" not in block.text
+    assert "behind a symlink" not in block.text  # the index does not follow it either
+    standup = block.sections[1].items[0]
+    assert standup.link == "[[memory/2026-11-22-standup#^s1]]" and standup.line == 3
+
+
 def test_superseded_and_forgotten_memories_are_not_recalled(vault: Vault) -> None:
     write(
         vault.root,
@@ -282,6 +305,29 @@ def test_hits_carry_their_tier_and_superseded_flag(vault: Vault) -> None:
     assert (hits["fh"].tier, hits["fc"].tier) == ("hot", "cold")
     assert hits["fa"].tier == "archive" and hits["w1"].tier is None
     assert hits["fh"].as_dict()["tier"] == "hot" and hits["fh"].as_dict()["superseded"] is False
+
+
+def test_docs_cite_a_daily_line_as_the_code_links_it() -> None:
+    """docs/context.md shows the link recall writes for a daily-note line (path-qualified,
+    so a same-named note elsewhere in an Obsidian vault is not opened instead)."""
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "context.md").read_text()
+    assert f"`{link_to('memory/2026-11-22.md', 3, 'd22-1')}`" in docs
+    assert "named by its date" not in docs
+
+
+def test_search_marks_tiers_without_the_agent_layer(vault: Vault) -> None:
+    """Layering: the core (``Vault.search`` and its tiers) never reaches into
+    ``vaultmem.agent``, which is built on top of it."""
+    write(vault.root, "facts/general.md", "# General\n\n- hot otter fact [importance:: 1] ^fo\n")
+    script = f"""
+import sys
+from vaultmem import Vault
+hits = Vault({str(vault.root)!r}).search("otter")
+assert [(h.block_id, h.tier) for h in hits] == [("fo", "hot")], hits
+print(sorted(m for m in sys.modules if m.startswith("vaultmem.agent")))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
 
 
 def test_search_json_without_a_match_prints_an_empty_list_and_exits_0(vault: Vault) -> None:

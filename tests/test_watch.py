@@ -306,13 +306,13 @@ def test_lost_kernel_events_make_the_daemon_reconcile(
 
     from vaultmem import watch
 
-    original = watch._EventFilter.on_any_event
+    original = watch.EventFilter.on_any_event
 
-    def deaf_to_one_note(self: watch._EventFilter, event: object) -> None:
+    def deaf_to_one_note(self: watch.EventFilter, event: object) -> None:
         if "unheard" not in str(getattr(event, "src_path", "")):
             original(self, event)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(watch._EventFilter, "on_any_event", deaf_to_one_note)
+    monkeypatch.setattr(watch.EventFilter, "on_any_event", deaf_to_one_note)
     with running_watcher(Vault(vault_path)), Vault(vault_path) as vault:
         write(vault_path, "unheard.md", "- oryx that no event announced\n")
         write(vault_path, "heard.md", "- heard penguin\n")

@@ -25,6 +25,11 @@ class PathOutsideVaultError(VaultmemError):
     """A path names something outside the vault (directly, with ``..`` or via a symlink)."""
 
 
+class NotANoteError(VaultmemError):
+    """A path inside the vault names something that is not one of its notes (a dot-folder
+    such as ``.git``, a file the index leaves out, an attachment); only notes are read."""
+
+
 class ConfigError(VaultmemError):
     """``.vaultmem/config.toml`` cannot be read or holds an invalid value."""
 

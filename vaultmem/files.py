@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import PathOutsideVaultError, VaultmemError
+from .errors import NotANoteError, PathOutsideVaultError, VaultmemError
 from .parse import parse_document, split_lines
 
 NOTE_SUFFIXES = (".md", ".markdown")
@@ -74,6 +74,23 @@ def resolve_in_vault(root: Path, user_path: str | os.PathLike[str]) -> tuple[Pat
     if resolved != root and root not in resolved.parents:
         raise PathOutsideVaultError(f"{user_path} is outside the vault {root}")
     return resolved, resolved.relative_to(root).as_posix()
+
+
+def note_in_vault(
+    root: Path, user_path: str | os.PathLike[str], exclude: tuple[str, ...]
+) -> tuple[Path, str]:
+    """``resolve_in_vault`` for a path that must name a note: a ``.md`` file the index
+    would take, under no dot-folder and no excluded one. What a person or an agent may
+    read by path is only this: never ``.git/config``, ``.env`` or ``.vaultmem/``.
+
+    Raises:
+        PathOutsideVaultError: the path leaves the vault.
+        NotANoteError: the path (after resolving symlinks) is not a note's.
+    """
+    absolute, rel = resolve_in_vault(root, user_path)
+    if not is_note_path(rel, exclude):
+        raise NotANoteError(f"{shown_path(rel)} is not a note of the vault; only notes are read")
+    return absolute, rel
 
 
 def is_note_path(rel: str, exclude: tuple[str, ...]) -> bool:
@@ -327,15 +344,24 @@ class Excerpt:
         return out
 
 
-def excerpt(root: Path, path: str, line: int | None, context: int, max_bytes: int) -> Excerpt:
+def excerpt(
+    root: Path,
+    path: str,
+    line: int | None,
+    context: int,
+    max_bytes: int,
+    exclude: tuple[str, ...],
+) -> Excerpt:
     """The lines of a note: all of it, or the block holding ``line`` and ``context`` lines
-    around it.
+    around it. Only a note is read (``note_in_vault``): this is the one door through which
+    ``vaultmem show``, ``Vault.get`` and the MCP server read a file by path.
 
     Raises:
         PathOutsideVaultError: ``path`` leaves the vault.
+        NotANoteError: ``path`` is inside the vault but not a note's.
         VaultmemError: the file does not exist, is not text, or ``line`` is past its end.
     """
-    absolute, rel = resolve_in_vault(root, path)
+    absolute, rel = note_in_vault(root, path, exclude)
     try:
         is_file = absolute.is_file()
     except OSError:

@@ -23,13 +23,15 @@ from .files import Excerpt, FileStat, excerpt, resolve_in_vault, scan_notes
 from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import IndexReport, Progress, plan_changes, update_index
 from .memory.remember import capture, store_line
+from .memory.tiers import mark_hits
 from .search import Hit
 from .state import STATE_DIR, create_private, secure_state_dir, vault_write_lock
 from .template import InitReport, lay_down
 from .watchlock import daemon_pid
 
 if TYPE_CHECKING:
-    from .agent.recall import ContextBlock, Recent
+    from .agent.lookup import Recent
+    from .agent.recall import ContextBlock
     from .agent.transcripts import CaptureReport
     from .history import Commit, History, LineVersion, RestoreResult
     from .memory.consolidate import Report as ConsolidationReport
@@ -321,7 +323,6 @@ class Vault:
         are written to this device's access log (which reinforces them at the next
         consolidation) unless ``track`` is false or ``memory.track_access`` is off.
         """
-        from .agent.recall import mark_hits
 
         def run() -> list[Hit]:
             if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
@@ -343,7 +344,7 @@ class Vault:
             return hits
 
         hits = self._recovering(run)
-        mark_hits(hits, self.config, today or dt.date.today())
+        mark_hits(hits, self.config.memory, today or dt.date.today())
         if track and self.config.memory.track_access:
             self._log_access(hits)
         return hits
@@ -386,12 +387,12 @@ class Vault:
         agent: str | None = None,
     ) -> Recent:
         """New daily-note lines, new facts and superseded facts of the last ``days`` days
-        (see ``agent/recall.py``).
+        (see ``agent/lookup.py``).
 
         Raises:
             VaultmemError: ``days`` or ``limit`` below 1.
         """
-        from .agent.recall import recent
+        from .agent.lookup import recent
 
         return recent(self, days, limit, today or dt.date.today(), agent)
 
@@ -399,14 +400,14 @@ class Vault:
         self, target: str, line_start: int | None = None, line_end: int | None = None
     ) -> Excerpt:
         """A note's lines by path (all, or a range), or the block of the line with a block
-        id (``^id``, ``id``, ``DATE#id``, ``PATH#id``); see ``agent/recall.py``.
+        id (``^id``, ``id``, ``DATE#id``, ``PATH#id``); see ``agent/lookup.py``.
 
         Raises:
             PathOutsideVaultError: the path leaves the vault.
             AmbiguousIdError: the id is on several lines.
             VaultmemError: no such file, line range or id.
         """
-        from .agent.recall import get
+        from .agent.lookup import get
 
         return get(self, target, line_start, line_end)
 
@@ -784,6 +785,8 @@ class Vault:
 
         Raises:
             PathOutsideVaultError: ``path`` leaves the vault.
+            NotANoteError: ``path`` is not a note's (``.git/config``, ``.env``, ...).
             VaultmemError: the file does not exist, is not text, or ``line`` is past its end.
         """
-        return excerpt(self.root, path, line, context, self.config.index.max_file_bytes)
+        index = self.config.index
+        return excerpt(self.root, path, line, context, index.max_file_bytes, index.exclude)

@@ -94,7 +94,7 @@ class DaemonStatus:
     last_error: str = ""
 
 
-class _EventFilter(FileSystemEventHandler):
+class EventFilter(FileSystemEventHandler):
     """Turns watchdog events into ``Change`` items: notes and folders only; dot-folders
     (``.git``, ``.obsidian``, ``.vaultmem``), excluded folders, swap, backup and temp files
     dropped. Folder *modified* events are dropped too: they accompany every file event."""
@@ -130,7 +130,7 @@ class _EventFilter(FileSystemEventHandler):
         return os.path.islink(path) or not os.path.lexists(path)
 
 
-class _OverflowAlarm(logging.Handler):
+class OverflowAlarm(logging.Handler):
     """watchdog reports a kernel event-queue overflow only in its log: listen there, so the
     daemon knows events were lost and reconciles the whole vault."""
 
@@ -173,7 +173,7 @@ def next_batch(
     return batch
 
 
-def _scope(batch: set[Change]) -> tuple[list[str], list[str]]:
+def batch_scope(batch: set[Change]) -> tuple[list[str], list[str]]:
     """Paths and folders of a batch, without paths or folders inside a named folder."""
     folders = sorted({rel for kind, rel in batch if kind == "folder"})
     outer: list[str] = []
@@ -239,12 +239,12 @@ class Watcher:
         # watched again; that is expected here, and as an error it would kill its thread.
         warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
         changes: queue.Queue[Change] = queue.Queue()
-        alarm = _OverflowAlarm()
+        alarm = OverflowAlarm()
         watchdog_log = logging.getLogger("watchdog")
         watchdog_log.addHandler(alarm)
         observer = Observer()
         observer.schedule(
-            _EventFilter(self.vault.root, self.vault.config.index.exclude, changes),
+            EventFilter(self.vault.root, self.vault.config.index.exclude, changes),
             str(self.vault.root),
             recursive=True,
             event_filter=WATCHED_EVENTS,
@@ -318,7 +318,7 @@ class Watcher:
 
     def _apply(self, batch: set[Change], changes: queue.Queue[Change]) -> None:
         started = time.perf_counter()
-        paths, folders = _scope(batch)
+        paths, folders = batch_scope(batch)
         try:
             report = self.vault.index_paths(paths, folders, should_stop=self.stop.is_set)
         except Interrupted:

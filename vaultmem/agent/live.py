@@ -39,7 +39,7 @@ from watchdog.observers import Observer
 
 from ..errors import VaultmemError
 from ..state import STATE_DIR, TEMP_DIR
-from ..watch import WATCHED_EVENTS, Change, _EventFilter, _OverflowAlarm, _scope
+from ..watch import WATCHED_EVENTS, Change, EventFilter, OverflowAlarm, batch_scope
 from ..watchlock import daemon_pid
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ MAX_BATCH_SECONDS = 1.0
 Log = Callable[[str], None]
 
 
-class _BarrierFilter(_EventFilter):
+class _BarrierFilter(EventFilter):
     """The daemon's filter, plus: the creation of one of our barrier files is queued as a
     barrier carrying its token."""
 
@@ -95,7 +95,7 @@ class LiveIndex:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._observer: Observer | None = None  # type: ignore[valid-type]
-        self._alarm = _OverflowAlarm()
+        self._alarm = OverflowAlarm()
         self.running = False
 
     def start(self) -> None:
@@ -196,7 +196,7 @@ class LiveIndex:
         return batch, 0
 
     def _apply(self, batch: set[Change]) -> None:
-        paths, folders = _scope(batch)
+        paths, folders = batch_scope(batch)
         try:
             report = self.vault.index_paths(paths, folders, should_stop=self._stop.is_set)
         except VaultmemError as exc:  # locked by a long reindex elsewhere, say: catch up later

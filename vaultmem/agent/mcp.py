@@ -12,6 +12,8 @@ read settles first, so it sees every edit finished before the call. See ``docs/m
 from __future__ import annotations
 
 import datetime as dt
+import errno
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -20,9 +22,9 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from .. import __version__
 from ..errors import VaultmemError
@@ -55,6 +57,33 @@ INSTRUCTIONS = (
     "preferences; call `remember` with one self-contained sentence when you learn something "
     "worth keeping; cite what you use by its `link`. `get` reads the exact lines."
 )
+
+
+class Server(MCPServer):
+    """The SDK's server, with argument errors an agent can act on: one short line per bad
+    argument (``limit: Input should be greater than or equal to 1``) instead of pydantic's
+    multi-line report ending in a documentation URL."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            # The cause stays the ValidationError: the SDK logs its field names from it.
+            raise ToolError(f"Error executing tool {name}: {bad_arguments(cause)}") from cause
+
+
+def bad_arguments(error: ValidationError) -> str:
+    """Each bad argument on its line: its name (``tags.1`` for a list's item) and what is
+    wrong with it, without the value (it is the caller's data) or pydantic's links."""
+    lines = []
+    for problem in error.errors(include_url=False, include_input=False):
+        name = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        what = "required" if problem["type"] == "missing" else problem["msg"]
+        lines.append(f"{name}: {what}")
+    return "\n".join(dict.fromkeys(lines))
 
 
 class VaultService:
@@ -95,6 +124,13 @@ def _check_date(name: str, value: str | None) -> str | None:
         return dt.date.fromisoformat(value).isoformat()
     except ValueError:
         raise ToolError(f"{name} must be a date like 2026-11-22, got {value!r}") from None
+
+
+def as_block_id(target: str) -> str:
+    """``get``'s ``id`` as ``Vault.get`` reads an id and never a path: a bare ``id``
+    becomes ``^id`` (a file of the vault named like the id is not what was asked)."""
+    target = target.strip()
+    return target if target.startswith("^") or "#" in target else "^" + target
 
 
 def _has_tags(found: list[str], wanted: list[str]) -> bool:
@@ -163,19 +199,26 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
 
     @_tool(server, read_only)
     def get(
-        path_or_id: Annotated[
-            str,
-            Field(
-                description="A note's path (MEMORY.md, memory/X.md) or a block id (^id, DATE#id)."
-            ),
-        ],
+        path: Annotated[
+            str | None,
+            Field(description="A note's path (MEMORY.md, memory/X.md), or a block id as in id."),
+        ] = None,
+        id: Annotated[
+            str | None, Field(description="A block id: ^id, id, DATE#id or PATH#id.")
+        ] = None,
         line_start: Annotated[int | None, Field(ge=1, description="First line (1-based).")] = None,
         line_end: Annotated[int | None, Field(ge=1, description="Last line, inclusive.")] = None,
     ) -> Excerpt:
-        """Read the exact text of a note (or its lines line_start..line_end), or of the line
-        with a block id."""
+        """Read the exact text of a note by path (or its lines line_start..line_end), or the
+        line with a block id; give exactly one of path and id."""
+        if id is not None and path is None:
+            target = as_block_id(id)
+        elif path is not None and id is None:
+            target = path
+        else:
+            raise ToolError("give exactly one of path and id (a note's path or a block id)")
         with service.reading() as vault:
-            shown = vault.get(path_or_id, line_start, line_end)
+            shown = vault.get(target, line_start, line_end)
         return Excerpt(
             path=shown.path,
             line_start=shown.line_start,
@@ -295,9 +338,7 @@ def register_resources(server: MCPServer, service: VaultService) -> None:
 
 def build_server(service: VaultService) -> MCPServer:
     """The server with its tools and resources (no transport yet)."""
-    server = MCPServer(
-        "vaultmem", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
+    server = Server("vaultmem", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     register_tools(server, service)
     register_resources(server, service)
     return server
@@ -307,12 +348,33 @@ def _stderr(line: str) -> None:
     print(f"vaultmem: {line}", file=sys.stderr, flush=True)
 
 
+def check_port(port: int, host: str = "127.0.0.1") -> None:
+    """Bind ``host:port`` once and let it go, so that a port already taken is one clear
+    error before anything starts (uvicorn would log its own and exit 3). Binds as uvicorn
+    does (``SO_REUSEADDR``), so a port left in TIME_WAIT by a server just stopped is free.
+
+    Raises:
+        VaultmemError: the port cannot be bound (in use, or not allowed).
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            why = "is already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+            raise VaultmemError(
+                f"cannot serve on {host}:{port}: the port {why}; choose another with --http PORT"
+            ) from exc
+
+
 def serve(vault_path: Path | None, http_port: int | None = None) -> None:
     """Run the server until the client goes away (stdio) or it is interrupted (http).
 
     Raises:
-        VaultmemError: no vault there.
+        VaultmemError: no vault there, or the HTTP port cannot be bound.
     """
+    if http_port is not None:
+        check_port(http_port)
     vault = Vault.find(vault_path)
     live = LiveIndex(Vault(vault.root), _stderr)
     live.start()

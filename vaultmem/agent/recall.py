@@ -1,18 +1,16 @@
-"""Recall for agents: the prompt context block, what changed lately, and lines by id.
+"""Recall for agents: the prompt context block (``agent/lookup.py`` has ``recent`` and
+``get``, which read the same daily notes through ``daily_items`` and ``read_text``).
 
 ``context`` builds the block an agent puts in its prompt (``docs/context.md``): the line
 ``<!-- vaultmem:context -->`` (so ``remember`` and capture know an echo of it and skip
 it), then ``MEMORY.md``'s generated block, the recall for a query, and today's and
-yesterday's daily notes, never over the budget as ``context.count_tokens`` counts the
-whole text. With a query, the recall gets the first half of the budget (its best hit
-always, cut short if it must be), ``MEMORY.md`` the next share, more recall the rest, and
-the daily notes what is left. One memory is recalled once: a daily-note line, the facts
+yesterday's daily notes (``memory/DATE.md`` and OpenClaw's ``memory/DATE-slug.md``),
+never over the budget as ``context.count_tokens`` counts the whole text. With a query,
+the recall gets the first half of the budget (its best hit always, cut short if it must
+be), ``MEMORY.md`` the next share, more recall the rest, and the daily notes what is
+left. One memory is recalled once: a daily-note line, the facts
 distilled from it (``[source:: [[DATE#^id]]]``) and ``MEMORY.md``'s mention of those
 facts (``(fID)``) are one item. Struck lines (superseded or forgotten) are not recalled.
-
-``recent`` lists the new daily-note lines, new facts and superseded facts of the last
-days; ``get`` returns a note's lines by path and range or by block id; ``mark_hits``
-gives search hits their tier and superseded flag.
 """
 
 from __future__ import annotations
@@ -21,17 +19,14 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import Config
 from ..context import BEGIN, END, block_of, count_tokens
 from ..errors import VaultmemError
-from ..files import Excerpt, read_note, resolve_in_vault
+from ..files import read_note, resolve_in_vault, stat_note
 from ..memory.facts import Entry, Fact, daily_date, parse_entries, parse_entry, without_fields
-from ..memory.forget import Wanted, find_line
 from ..memory.remember import ECHO_MARKERS
-from ..memory.tiers import current_score, tier
+from ..memory.tiers import mark_hits
 from ..parse import parse_document
 from ..search import Hit
 
@@ -46,28 +41,6 @@ _MENTION = re.compile(r"\(([A-Za-z0-9-]+)\)\s*$")  # MEMORY.md cites a fact as "
 _HEADING = re.compile(r"#{1,6}\s")
 _NOTE_SUFFIX = re.compile(r"\.(md|markdown)$", re.IGNORECASE)
 _BOOKKEEPING = ("session", "agent")  # fields a prompt does not need (ids, not words)
-
-
-def mark_hits(hits: list[Hit], config: Config, today: dt.date) -> None:
-    """Set each hit's ``tier`` (a fact's, by its importance, kind and age as consolidation
-    scores it, without the access count; ``archive`` in ``archive/``) and ``superseded``
-    (its line is struck through: superseded or forgotten)."""
-    for hit in hits:
-        entry = parse_entry(hit.text.split("\n", 1)[0], hit.line_start)
-        hit.superseded = entry is not None and entry.struck
-        if hit.path.startswith("archive/"):
-            hit.tier = "archive"
-        elif hit.path.startswith("facts/") and entry is not None:
-            fact = Fact(hit.path, entry)
-            score = current_score(
-                fact.importance,
-                fact.kind,
-                fact.day,
-                today,
-                pinned=fact.pinned,
-                config=config.memory,
-            )
-            hit.tier = tier(score, config.memory)
 
 
 # -- the context block ----------------------------------------------------------------
@@ -137,10 +110,6 @@ def build_context(
         raise VaultmemError(f"the budget must be at least {MIN_BUDGET} tokens, got {budget}")
     memory = Part("MEMORY.md")
     recall = Part("Recall")
-    days = [
-        Part(f"memory/{day.isoformat()}.md ({name})")
-        for day, name in ((today, "today"), (today - dt.timedelta(days=1), "yesterday"))
-    ]
     filler = _Filler(budget, count_tokens(MARKER))
     hits = _recall_items(vault, query, agent, today) if query and query.strip() else []
     if hits:
@@ -158,9 +127,13 @@ def build_context(
     taken = {key for item in recall.items for key in item.keys} | cited
     filler.fill(recall, [h for h in hits if not h.keys & taken])
     shown = {(item.path, item.line) for item in recall.items}
-    for part, day in zip(days, (today, today - dt.timedelta(days=1)), strict=True):
-        lines = [i for i in _daily_items(vault, day, agent) if (i.path, i.line) not in shown]
-        filler.fill_latest(part, lines)
+    days: list[Part] = []
+    for day, name in ((today, "today"), (today - dt.timedelta(days=1), "yesterday")):
+        for rel in daily_notes(vault, day):  # a section per note: its title says where
+            part = Part(f"{rel} ({name})")
+            lines = [i for i in note_items(vault, rel, agent) if (i.path, i.line) not in shown]
+            filler.fill_latest(part, lines)
+            days.append(part)
     parts = [p for p in (memory, recall, *days) if p.items]
     text = "\n\n".join(
         [MARKER] + [f"## {p.title}\n" + "\n".join(i.shown for i in p.items) for p in parts]
@@ -247,7 +220,7 @@ def _drop_trailing_headings(filler: _Filler, part: Part) -> None:
 def _memory_items(vault: Vault) -> list[Item]:
     """``MEMORY.md``'s generated block, line by line (its headings under the block's); a
     ``MEMORY.md`` without the markers (an OpenClaw workspace) is shown whole."""
-    text = _read(vault, "MEMORY.md")
+    text = read_text(vault, "MEMORY.md")
     if text is None:
         return []
     lines = text.split("\n")
@@ -305,7 +278,7 @@ def _cited_fact(vault: Vault, hit: Hit, today: dt.date) -> Hit:
     for path, start, end, text in vault.db.with_block_id(mention.group(1)):
         if path.startswith(("facts/", "archive/")):
             fact = Hit(path, start, end, "", hit.score, text, block_id=mention.group(1))
-            mark_hits([fact], vault.config, today)
+            mark_hits([fact], vault.config.memory, today)
             return fact
     return hit
 
@@ -348,10 +321,31 @@ def _memory_keys(vault: Vault, hit: Hit) -> tuple[frozenset[str], bool]:
     return frozenset(keys), stale
 
 
-def _daily_items(vault: Vault, day: dt.date, agent: str | None) -> list[Item]:
+def daily_notes(vault: Vault, day: dt.date) -> list[str]:
+    """A day's daily notes: ``memory/DATE.md`` (read as before, even when absent: it then
+    has no lines), then OpenClaw's ``memory/DATE-slug.md`` notes of that day by name,
+    those the index takes (a note file, not a symlink)."""
+    try:
+        found = sorted(p.name for p in (vault.root / "memory").glob(f"{day.isoformat()}-*"))
+    except OSError:  # no readable memory/ folder: no slug notes
+        found = []
+    exclude = vault.config.index.exclude
+    slugs = [
+        rel
+        for rel in (f"memory/{name}" for name in found)
+        if (note := stat_note(vault.root, rel, exclude)) is not None and note.skip_reason is None
+    ]
+    return [f"memory/{day.isoformat()}.md", *slugs]
+
+
+def daily_items(vault: Vault, day: dt.date, agent: str | None) -> list[Item]:
+    """The live list items of a day's daily notes (``daily_notes``), note by note."""
+    return [item for rel in daily_notes(vault, day) for item in note_items(vault, rel, agent)]
+
+
+def note_items(vault: Vault, rel: str, agent: str | None) -> list[Item]:
     """A daily note's live list items (other agents' lines left out), in the note's order."""
-    rel = f"memory/{day.isoformat()}.md"
-    text = _read(vault, rel)
+    text = read_text(vault, rel)
     items = []
     for entry in parse_entries(text or ""):
         if entry.struck or not _agent_ok(entry, agent):
@@ -372,159 +366,15 @@ def _agent_ok(entry: Entry, agent: str | None) -> bool:
     return agent is None or not named or any(n.lower() == agent.lower() for n in named)
 
 
-def _read(vault: Vault, rel: str) -> str | None:
+def read_text(vault: Vault, rel: str) -> str | None:
     """A note's text, or ``None`` when it is absent or unreadable (never leaving the vault)."""
     try:
         absolute, _ = resolve_in_vault(vault.root, rel)
     except VaultmemError:
         return None
-    if not _is_file(absolute):
+    try:
+        if not absolute.is_file():
+            return None
+    except OSError:  # a name too long for the file system names no file
         return None
     return read_note(absolute, vault.config.index.max_file_bytes).text
-
-
-# -- what changed lately --------------------------------------------------------------
-
-
-@dataclass
-class Change:
-    """A line that is new or changed in the window of ``recent``."""
-
-    path: str
-    line: int
-    block_id: str | None
-    text: str
-    date: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "line": self.line,
-            "block_id": self.block_id,
-            "text": self.text,
-            "date": self.date,
-        }
-
-
-@dataclass
-class Recent:
-    """``recent``: each list newest first."""
-
-    daily: list[Change]
-    facts_new: list[Change]
-    facts_superseded: list[Change]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "daily": [c.as_dict() for c in self.daily],
-            "facts_new": [c.as_dict() for c in self.facts_new],
-            "facts_superseded": [c.as_dict() for c in self.facts_superseded],
-        }
-
-
-def recent(vault: Vault, days: int, limit: int, today: dt.date, agent: str | None) -> Recent:
-    """The daily-note lines of the last ``days`` days (today included; other agents' lines
-    left out), the facts learnt in them (a fact's date: its first source's, else
-    ``[created:: ]``) and the facts struck in them (``[superseded:: DATE]`` or
-    ``[forgotten:: DATE]``), at most ``limit`` of each, newest first. Daily notes are read
-    from the files; facts through the index, brought up to date with ``facts/`` and
-    ``archive/`` first (one stat a file).
-
-    Raises:
-        VaultmemError: ``days`` or ``limit`` is below 1.
-    """
-    if days < 1 or limit < 1:
-        raise VaultmemError(f"days and limit must be at least 1, got {days} and {limit}")
-    first = today - dt.timedelta(days=days - 1)
-    daily: list[Change] = []
-    for offset in range(days):
-        day = today - dt.timedelta(days=offset)
-        for item in reversed(_daily_items(vault, day, agent)):
-            daily.append(Change(item.path, item.line, item.block_id, item.text, day.isoformat()))
-    new: list[Change] = []
-    struck: list[Change] = []
-    for fact in _facts(vault, first, today):
-        change = Change(fact.path, fact.entry.number, fact.id, fact.text, "")
-        if fact.live and not fact.archived and fact.day and first <= fact.day <= today:
-            change.date = fact.day.isoformat()
-            new.append(change)
-        elif not fact.live:
-            when = fact.entry.field("superseded") or fact.entry.field("forgotten") or ""
-            if first.isoformat() <= when[:10] <= today.isoformat():
-                change.date = when[:10]
-                struck.append(change)
-    newest = lambda c: (c.date, c.path, c.line)  # noqa: E731 -- one sort key, three uses
-    return Recent(
-        daily[:limit],
-        sorted(new, key=newest, reverse=True)[:limit],
-        sorted(struck, key=newest, reverse=True)[:limit],
-    )
-
-
-def _facts(vault: Vault, first: dt.date, last: dt.date) -> list[Fact]:
-    """The fact lines of ``facts/`` and ``archive/`` that carry a date of the window in a
-    field, from the index (reading 2,000 fact files takes a second; their stats, 35 ms)."""
-    facts = []
-    for path, line, text in vault.facts_dated(first, last):
-        entry = parse_entry(text.split("\n", 1)[0], line)
-        if entry is not None:
-            facts.append(Fact(path, entry))
-    return facts
-
-
-# -- lines by path or block id ----------------------------------------------------------
-
-_ID = re.compile(r"\^?[A-Za-z0-9-]+")
-
-
-def get(vault: Vault, target: str, line_start: int | None, line_end: int | None) -> Excerpt:
-    """A note's lines (all, or ``line_start``..``line_end``), or the block of the line with a
-    block id: ``^id``, ``id``, ``DATE#id`` (that day's daily note) or ``PATH#id``. A target
-    naming a file of the vault is a path; else one that looks like an id is an id.
-
-    Raises:
-        PathOutsideVaultError: the path (or the note of ``PATH#id``) leaves the vault.
-        AmbiguousIdError: the id is on several lines (the message lists them).
-        VaultmemError: no such file or id, or a line range outside the note.
-    """
-    target = target.strip()
-    if not target.startswith("^") and "#" not in target:
-        absolute, rel = resolve_in_vault(vault.root, target)
-        if _is_file(absolute) or not _ID.fullmatch(target):
-            return _lines(vault, rel, line_start, line_end)
-    if line_start is not None or line_end is not None:
-        raise VaultmemError("a line range goes with a path, not with a block id")
-    wanted = Wanted.parse(target)
-    if wanted.note is not None:
-        paths = [resolve_in_vault(vault.root, wanted.note)[1]]
-        wanted = Wanted(wanted.block, paths[0])
-    else:
-        paths = list(dict.fromkeys(row[0] for row in vault.with_block_id(wanted.block)))
-    texts = {p: t for p in paths if (t := _read(vault, p)) is not None}
-    found = find_line(wanted, texts)
-    if found is None:
-        where = f" in {wanted.note}" if wanted.note else ""
-        raise VaultmemError(f"no line has the block id ^{wanted.block}{where}")
-    excerpt = vault.show(found[0], found[1])
-    excerpt.block_id = wanted.block
-    return excerpt
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except OSError:  # a name too long for the file system names no file
-        return False
-
-
-def _lines(vault: Vault, rel: str, start: int | None, end: int | None) -> Excerpt:
-    excerpt = vault.show(rel)
-    if start is None and end is None:
-        return excerpt
-    count = len(excerpt.lines)
-    first, last = start or 1, end or count
-    if not 1 <= first <= last <= count:
-        raise VaultmemError(f"{rel} has {count} lines; lines {first} to {last} are not in it")
-    excerpt.lines = excerpt.lines[first - 1 : last]
-    excerpt.line_start = first
-    return excerpt
