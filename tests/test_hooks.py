@@ -189,6 +189,10 @@ def test_uninstall_without_a_file_writes_nothing() -> None:
         (b'{"hooks": {"SessionStart": {"command": "x"}}}', "is not a list"),
         (b'{"model": "a", "model": "b"}', "appears twice"),
         (b'{"x": NaN}', "NaN"),
+        # Too big for a float: json would read it as infinity and write `Infinity`, which
+        # no JSON reader (the host's included) accepts.
+        (b'{"x": 1e400}', "not a finite number"),
+        (b'{"x": [-1E+999]}', "not a finite number"),
         (b'{"model": "caf\xe9"}', "not UTF-8"),
     ],
 )
@@ -209,6 +213,21 @@ def test_a_malformed_settings_file_is_refused_and_left_as_it_was(
             assert result.output.count("\n") == 1
         assert path.read_bytes() == content
     assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]
+
+
+def test_numbers_keep_their_value_but_may_change_spelling(vault_path: Path) -> None:
+    path = write(
+        Path.home(),
+        ".claude/settings.json",
+        b'{"a": 1.0E2, "b": 12345678901234567890123, "c": -0.5e-3, "d": 1.7976931348623157e308}',
+    )
+
+    assert invoke("hooks", "install", "claude-code", "--vault", str(vault_path)).exit_code == 0
+
+    text = path.read_text()
+    assert '"a": 100.0' in text and '"b": 12345678901234567890123' in text
+    settings = json.loads(text)
+    assert (settings["c"], settings["d"]) == (-0.0005, 1.7976931348623157e308)
 
 
 def test_a_symlinked_settings_file_is_refused(vault_path: Path, tmp_path: Path) -> None:

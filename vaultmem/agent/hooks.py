@@ -18,7 +18,8 @@ This module owns the edit of that file, and promises (``docs/agents.md``):
   the person moved them into a matcher group of their own or added a ``timeout``.
 * **Clean removal**: a matcher group, an event list or the ``hooks`` object that only our
   hooks filled is removed with them; one that was empty before stays.
-* **Refusal, not repair**: a file that is not UTF-8, not JSON, not a JSON object, holds a
+* **Refusal, not repair**: a file that is not UTF-8, not JSON (``1e400``, which would come
+  back as ``Infinity``, counts as not JSON), not a JSON object, holds a
   key twice, or is a symlink (a dotfiles manager's link would be replaced by a file) is an
   error naming the file, and nothing is written.
 * **Safe writes**: the new file is written atomically with the old one's permissions; the
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import shlex
 import stat
@@ -320,7 +322,12 @@ def read_settings(path: Path) -> tuple[Settings, bytes | None]:
     if not text.strip():
         return {}, data
     try:
-        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        value = json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_no_constant,
+            parse_float=_finite_float,
+        )
     except ValueError as exc:  # JSONDecodeError, or one of ours
         raise HookConfigError(
             f"{path} is not valid JSON ({exc}); fix it and run this again; nothing was written"
@@ -345,9 +352,21 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite_float(spelling: str) -> float:
+    """A JSON number with a fraction or exponent, refused if a float cannot hold it:
+    ``1e400`` would read as infinity and be written back as ``Infinity``, which no JSON
+    reader (the host's included) accepts."""
+    value = float(spelling)
+    if not math.isfinite(value):
+        raise ValueError(f"{spelling} is not a finite number")
+    return value
+
+
 def render(settings: Settings) -> str:
-    """The file's new text: two-space indent (as Claude Code writes it), UTF-8 as is."""
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    """The file's new text: two-space indent (as Claude Code writes it), UTF-8 as is.
+    ``allow_nan=False``: never write ``NaN``/``Infinity`` (``read_settings`` refuses them,
+    so only a caller's own settings could hold one; better an error than a broken file)."""
+    return json.dumps(settings, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def edit_settings(
