@@ -378,18 +378,47 @@ def edit_settings(
     meanwhile (the host saved its settings) the edit is computed again on its new text.
 
     Raises:
-        HookConfigError: see ``read_settings``; or the file kept changing.
+        HookConfigError: see ``read_settings``; the file kept changing; or it cannot be
+            written back (a read-only folder, a lone surrogate like ``"\\ud800"`` that UTF-8
+            cannot encode, nesting too deep to parse): always before anything was written.
     """
+    try:
+        return _edit_settings(path, edit, write, attempts)
+    except RecursionError:
+        raise HookConfigError(f"{path} is nested too deeply; nothing was written") from None
+    except UnicodeEncodeError:
+        raise HookConfigError(
+            f"{path} holds text that cannot be written as UTF-8 (a lone surrogate escape "
+            "like \\ud800); nothing was written"
+        ) from None
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        raise HookConfigError(
+            f"cannot write{where}: {exc.strerror or exc}; nothing was written"
+        ) from exc
+
+
+def _edit_settings(
+    path: Path, edit: Callable[[Settings], Settings], write: bool, attempts: int
+) -> tuple[Settings, bool, bool, Path | None]:
     for _ in range(attempts):
         before, data = read_settings(path)
         after = edit(before)
+        # Rendered even when nothing is written, so that ``show`` refuses what ``install``
+        # could not write.
+        text = render(after).encode("utf-8")
         changed = after != before
         if not (write and changed):
             return after, changed, False, None
         if _read_bytes(path) != data:
             continue  # someone wrote it meanwhile: edit their version instead
         backup = _keep_backup(path, data) if data is not None else None
-        atomic_write(path, render(after).encode("utf-8"))
+        try:
+            atomic_write(path, text)
+        except BaseException:
+            if backup is not None:  # made by this run: it would not be "from before vaultmem"
+                backup.unlink(missing_ok=True)
+            raise
         return after, True, True, backup
     raise HookConfigError(f"{path} kept changing while vaultmem edited it; try again")
 
