@@ -633,6 +633,33 @@ def test_a_hook_that_names_no_readable_transcript_fails_with_one_line(
     assert done.stderr.startswith(message) and done.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["capture", "--hook", "--vault", "/etc/passwd"],  # a file, not a folder
+        ["capture", "--hook", "--agent", os.fsdecode(b"cl\xffude")],  # bytes that are not UTF-8
+        ["capture", "--hook", "--format", "yaml"],
+        ["capture", "--hook", "--no-such-option"],
+        ["context", "--hook", "--vault", "/etc/passwd"],
+        ["context", "--hook", "--budget", "1"],
+        ["--no-such-option", "capture", "--hook"],  # the group's own parse
+    ],
+)
+def test_a_hook_never_exits_2(args: list[str]) -> None:
+    """Claude Code reads a Stop hook's exit 2 as "do not stop" and hands its stderr to the
+    model: with --hook, a usage error is a plain failure, one line."""
+    done = vaultmem(*args)
+
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("Error: ") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_without_hook_a_usage_error_keeps_exit_2() -> None:
+    done = vaultmem("capture", "--vault", "/etc/passwd", "t.jsonl")
+
+    assert done.returncode == 2 and "Usage: " in done.stderr
+
+
 def test_messages_that_cannot_be_stored_exit_1_and_the_others_are_kept(
     vault_path: Path, tmp_path: Path
 ) -> None:

@@ -14,20 +14,54 @@ from typing import Any, TypeVar
 import click
 
 from .. import __version__
+from ..agent.hooks import HOOK_FLAG
 from ..errors import VaultmemError
 from ..vault import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_HOOK_META = "vaultmem.hook"
+
+
 class VaultmemGroup(click.Group):
-    """A click group that turns library errors into one clear line, in one place."""
+    """A click group that turns library errors into one clear line, in one place.
+
+    Run as a host's hook (``--hook`` among the arguments), a usage error exits 1 with one
+    ``Error:`` line instead of click's 2 and usage text: Claude Code reads a Stop hook's
+    exit 2 as "do not stop" and feeds its stderr to the model.
+    """
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        hook = HOOK_FLAG in args
+        with _plain_usage_errors(hook):
+            ctx = super().make_context(info_name, args, parent, **extra)
+        ctx.meta[_HOOK_META] = hook
+        return ctx
 
     def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except VaultmemError as exc:
-            raise click.ClickException(str(exc)) from exc
+        with _plain_usage_errors(bool(ctx.meta.get(_HOOK_META))):
+            try:
+                return super().invoke(ctx)
+            except VaultmemError as exc:
+                raise click.ClickException(str(exc)) from exc
+
+
+@contextlib.contextmanager
+def _plain_usage_errors(hook: bool) -> Iterator[None]:
+    """For a hook, a usage error (exit 2) becomes a plain error (exit 1), one line."""
+    try:
+        yield
+    except click.UsageError as exc:
+        if not hook:
+            raise
+        raise click.ClickException(exc.format_message()) from exc
 
 
 class FreeTextCommand(click.Command):
