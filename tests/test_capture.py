@@ -517,7 +517,7 @@ def vaultmem(
         capture_output=True,
         text=True,
         check=False,
-        timeout=300,
+        timeout=120,  # a hang is a failure, not a stuck suite
         env={**os.environ, "TZ": tz, **env},
     )
 
@@ -658,6 +658,89 @@ def test_without_hook_a_usage_error_keeps_exit_2() -> None:
     done = vaultmem("capture", "--vault", "/etc/passwd", "t.jsonl")
 
     assert done.returncode == 2 and "Usage: " in done.stderr
+
+
+def start(*args: str) -> subprocess.Popen[str]:
+    """``vaultmem ARGS`` as a real process whose stdin stays open until the test closes it,
+    as some hosts leave a hook's stdin."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "vaultmem", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.mark.parametrize("role", ["capture", "context"])
+def test_a_hook_does_not_wait_for_a_stdin_the_host_leaves_open(
+    vault_path: Path, tmp_path: Path, role: str
+) -> None:
+    transcript = jsonl(tmp_path / "s.jsonl", claude_session())
+    hook = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    process = start(role, "--hook", "--vault", str(vault_path))
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(hook))
+    process.stdin.flush()  # and not closed
+
+    try:
+        code = process.wait(timeout=30)  # a reader waiting for end of file never returns
+    finally:
+        process.kill()
+        out, err = process.communicate()
+
+    assert code == 0, err
+    if role == "capture":
+        assert "captured 5 new message(s) into 2 note(s)" in err
+
+
+def test_a_capture_hook_given_nothing_on_an_open_stdin_gives_up(vault_path: Path) -> None:
+    process = start("capture", "--hook", "--vault", str(vault_path))
+
+    try:
+        code = process.wait(timeout=30)
+    finally:
+        process.kill()
+        _, err = process.communicate()
+
+    assert code == 1 and err.startswith("Error: the hook input on stdin is not JSON"), err
+
+
+def test_remember_dash_refuses_a_terminal_for_stdin(vault_path: Path) -> None:
+    """Nothing would ever arrive: an agent's shell must get an error, not a hang."""
+    leader, follower = os.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "vaultmem", "remember", "-", "--vault", str(vault_path)],
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+
+    assert done.returncode == 2
+    assert "standard input is a terminal" in done.stderr
+    assert not list((vault_path / "memory").glob("*.md"))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_capture_of_a_file_that_is_not_a_regular_file_is_refused(
+    vault_path: Path, tmp_path: Path, kind: str
+) -> None:
+    if kind == "fifo":
+        target = tmp_path / "session.jsonl"
+        os.mkfifo(target)  # opening it for reading would wait for a writer
+    else:
+        target = Path("/dev/zero")  # reading it would never end
+
+    done = vaultmem("capture", str(target), "--vault", str(vault_path))
+
+    assert done.returncode == 1
+    assert done.stderr == f"Error: {target} is not a regular file; nothing was captured\n"
 
 
 def test_messages_that_cannot_be_stored_exit_1_and_the_others_are_kept(

@@ -25,10 +25,11 @@ import itertools
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..errors import NotStoredError, VaultmemError
 from ..memory.remember import Capture, block_id, capture, daily_note_path, store_lines
@@ -85,13 +86,7 @@ class _Entries:
     malformed: int = 0
 
     def __iter__(self) -> Iterator[Mapping[str, Any]]:
-        try:
-            handle = self.path.open("rb")
-        except OSError as exc:
-            raise TranscriptError(
-                f"cannot read transcript {self.path}: {exc.strerror or exc}"
-            ) from exc
-        with handle:
+        with _open_regular(self.path) as handle:
             for number, raw in enumerate(handle):
                 if number == 0:
                     raw = raw.removeprefix(b"\xef\xbb\xbf")  # a BOM some editors write
@@ -106,6 +101,23 @@ class _Entries:
                     yield entry
                 else:
                     self.malformed += 1
+
+
+def _open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file. Opened without blocking, then
+    checked: a FIFO would wait for a writer, a device (``/dev/zero``) never end.
+
+    Raises:
+        TranscriptError: it cannot be opened, or is no regular file.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise TranscriptError(f"cannot read transcript {path}: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise TranscriptError(f"{path} is not a regular file; nothing was captured")
+    return os.fdopen(fd, "rb")
 
 
 def capture_transcript(

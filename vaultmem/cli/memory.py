@@ -16,6 +16,7 @@ from .common import (
     echo_json,
     json_option,
     open_vault,
+    read_stdin,
     utf8,
     vault_option,
 )
@@ -37,7 +38,7 @@ def date_time(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 def standard_input() -> str:
     """All of standard input as text (``remember -``)."""
-    data = sys.stdin.buffer.read()
+    data = read_stdin()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
