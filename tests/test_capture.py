@@ -538,6 +538,32 @@ def test_a_utc_time_lands_in_the_note_of_its_local_date(vault_path: Path, tmp_pa
     assert not (vault_path / "memory/2026-11-21.md").exists()
 
 
+@pytest.mark.parametrize(
+    "at, first_tz, second_tz",
+    [
+        ("2026-11-21T23:59:00.000Z", "UTC", "JST-9"),  # 21 Nov in UTC, 22 Nov in Tokyo
+        ("2026-11-21T00:30:00.000Z", "JST-9", "<-05>5"),  # 21 Nov in Tokyo, 20 Nov at -5
+        # The farthest apart: 20 Nov 23:00 at -12, 22 Nov 01:00 at +14
+        ("2026-11-21T11:00:00.000Z", "<-12>12", "<+14>-14"),
+    ],
+)
+def test_capturing_again_in_another_time_zone_adds_nothing(
+    vault_path: Path, tmp_path: Path, at: str, first_tz: str, second_tz: str
+) -> None:
+    """The message's local date moves with the time zone; it is still the same message."""
+    transcript = jsonl(tmp_path / "s.jsonl", [cc("user", "Book the late train", at, "tz1")])
+    args = ["capture", str(transcript), "--json", "--vault", str(vault_path)]
+
+    first = vaultmem(*args, tz=first_tz)
+    second = vaultmem(*args, tz=second_tz)
+
+    assert first.returncode == 0 and second.returncode == 0, second.stderr
+    assert json.loads(first.stdout)["added"] == 1
+    assert json.loads(second.stdout)["added"] == 0 and json.loads(second.stdout)["already"] == 1
+    notes = [p.read_text() for p in (vault_path / "memory").glob("*.md")]
+    assert sum(note.count("Book the late train") for note in notes) == 1
+
+
 def test_capture_json_and_a_second_run_that_adds_nothing(vault_path: Path, tmp_path: Path) -> None:
     transcript = jsonl(tmp_path / "s.jsonl", claude_session())
     args = ["capture", str(transcript), "--json", "--vault", str(vault_path)]

@@ -200,7 +200,8 @@ def _lines_by_day(
             key = f"#{said[seen]}"
         # Most of a re-run's messages are stored already: knowing it from the id spares
         # masking their secrets again (the costly part). The locked append checks again.
-        if block_id(who, message.text.strip(), key) in stored.of(when.date()):
+        ident = block_id(who, message.text.strip(), key)
+        if any(ident in stored.of(day) for day in _days_to_look_in(message.time, when)):
             report.already += 1
             continue
         made = capture(
@@ -231,6 +232,20 @@ class _StoredIds:
                 text = ""
             self.days[day] = set(_ID_AT_END.findall(text))
         return self.days[day]
+
+
+def _days_to_look_in(time: dt.datetime | None, when: dt.datetime) -> list[dt.date]:
+    """The notes an earlier capture may have put this message in. A time with an offset
+    lands on the local date of the time zone of the run that captured it: any date within
+    a day of its UTC date (offsets are within -12 h and +14 h), so a run in another time
+    zone finds it there and does not store it twice."""
+    if time is None or time.tzinfo is None:
+        return [when.date()]  # local wall-clock time: the same date in any time zone
+    try:
+        utc = time.astimezone(dt.UTC).date()
+        return [when.date(), *(utc + dt.timedelta(days=d) for d in (-1, 0, 1))]
+    except (OverflowError, ValueError):
+        return [when.date()]
 
 
 def _local(time: dt.datetime | None) -> dt.datetime | None:
