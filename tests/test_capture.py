@@ -245,11 +245,11 @@ def test_bad_lines_are_skipped_and_a_line_still_being_written_is_read_next_time(
     transcript = jsonl(tmp_path / "t.jsonl", [first], tail="{not json at all\n" + whole[:40])
 
     report = vault.capture(transcript)
-    assert (report.added, report.malformed) == (1, 2)
+    assert (report.added, report.malformed, report.incomplete) == (1, 1, True)
 
     transcript.write_text(transcript.read_text() + whole[40:] + "\n")
     report = vault.capture(transcript)
-    assert (report.added, report.already, report.malformed) == (1, 1, 1)
+    assert (report.added, report.already, report.malformed, report.incomplete) == (1, 1, 1, False)
     assert [words(line).split(" [")[0] for line in lines(vault, "2026-11-22")] == [
         "- 09:00 **user** Carol starts on Monday",
         "- 09:01 **user** and Dave on Tuesday",
@@ -564,6 +564,80 @@ def test_capturing_again_in_another_time_zone_adds_nothing(
     assert sum(note.count("Book the late train") for note in notes) == 1
 
 
+def test_a_line_with_bytes_that_are_not_utf8_keeps_its_words(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    """A host (or a tool's output in a message) may write a stray byte: the message is
+    stored with U+FFFD in its place, not dropped as "not JSON"."""
+    line = json.dumps(cc("user", "Pay the caf\u00e9 bill", "2026-11-22T09:00:00Z", "u8"))
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(
+        line.replace("\\u00e9", "\udce9").encode("utf-8", "surrogateescape") + b"\n"
+    )
+
+    done = vaultmem("capture", str(transcript), "--json", "--vault", str(vault_path))
+
+    assert done.returncode == 0, done.stderr
+    assert (json.loads(done.stdout)["added"], json.loads(done.stdout)["malformed"]) == (1, 0)
+    assert "Pay the caf\ufffd bill" in (vault_path / "memory/2026-11-22.md").read_text()
+    assert "Warning" not in done.stderr
+
+
+def test_the_warning_tells_a_bad_line_from_a_last_line_still_being_written(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    first = cc("user", "Carol starts on Monday", "2026-11-22T09:00:00Z", "w1")
+    bad = jsonl(tmp_path / "bad.jsonl", [first], tail="{not json at all\n")
+    growing = jsonl(tmp_path / "growing.jsonl", [first], tail='{"type": "user", "mess')
+
+    bad_run = vaultmem("capture", str(bad), "--vault", str(vault_path))
+    growing_run = vaultmem("capture", str(growing), "--vault", str(vault_path))
+
+    assert "Warning: 1 line(s) not JSON, skipped\n" in bad_run.stderr
+    assert "still being written" not in bad_run.stderr
+    assert "not JSON" not in growing_run.stderr
+    assert (
+        "Warning: the last line is incomplete (still being written?); the next capture reads it"
+        in growing_run.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        bytes(range(256)) * 4,  # binary
+        b"Dear diary,\ntoday I wrote no JSON.\n",
+        b'[1, 2]\n42\n"a string"\n',  # JSON, but no line is an object
+        b"no line end at all",
+    ],
+)
+def test_a_file_that_is_not_a_jsonl_transcript_is_an_error(
+    vault_path: Path, tmp_path: Path, content: bytes
+) -> None:
+    target = tmp_path / "notes.jsonl"
+    target.write_bytes(content)
+
+    for args in ([], ["--format", "claude-code"]):
+        done = vaultmem("capture", str(target), *args, "--vault", str(vault_path))
+
+        assert done.returncode == 1
+        assert (
+            done.stderr == f"Error: {target} is not a JSONL transcript (no line is a JSON object)\n"
+        )
+    assert not list((vault_path / "memory").glob("*.md"))
+
+
+def test_an_empty_transcript_captures_nothing_and_is_no_error(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "new.jsonl"
+    target.write_bytes(b"\n  \n")
+
+    done = vaultmem("capture", str(target), "--vault", str(vault_path))
+
+    assert done.returncode == 0 and "captured 0 new message(s)" in done.stdout
+
+
 def test_capture_json_and_a_second_run_that_adds_nothing(vault_path: Path, tmp_path: Path) -> None:
     transcript = jsonl(tmp_path / "s.jsonl", claude_session())
     args = ["capture", str(transcript), "--json", "--vault", str(vault_path)]
@@ -580,6 +654,7 @@ def test_capture_json_and_a_second_run_that_adds_nothing(vault_path: Path, tmp_p
         "already": 5,
         "skipped": 7,
         "malformed": 0,
+        "incomplete": False,
         "masked": 0,  # secrets masked in what was stored now
         "paths": [],
         "failed": [],

@@ -14,8 +14,10 @@ only lines whose id is not in their note yet; "yes" said twice is two lines. Not
 cached in ``.vaultmem/``: a re-run parses the whole file again (5,000 messages in well
 under a second, ``docs/capture.md``), so deleting ``.vaultmem/`` cannot duplicate a line.
 
-A line that is not JSON (a crash mid-write, the last line of a file the host is still
-writing) is skipped and counted; the next run reads it again once it is complete.
+A line that is not JSON (a crash mid-write) is skipped and counted; a last line without
+its line end that is not JSON yet is one the host is still writing, read by the next run.
+Bytes that are not UTF-8 are replaced (U+FFFD), keeping the message's other words. A
+non-empty file none of whose lines is a JSON object is no transcript: an error.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ class CaptureReport:
 
     ``added`` lines were appended now, ``already`` messages were in their notes before,
     ``skipped`` messages held no words to keep (tool calls, noise, vaultmem's own context),
-    ``malformed`` lines were not JSON; ``failed`` says which notes could not be written
+    ``malformed`` lines were not JSON, ``incomplete`` says the last line is still being
+    written (the next capture reads it); ``failed`` says which notes could not be written
     (their messages were not stored: capture again once the cause is fixed).
     """
 
@@ -60,6 +63,7 @@ class CaptureReport:
     already: int = 0
     skipped: int = 0
     malformed: int = 0
+    incomplete: bool = False
     masked: int = 0
     paths: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
@@ -72,6 +76,7 @@ class CaptureReport:
             "already": self.already,
             "skipped": self.skipped,
             "malformed": self.malformed,
+            "incomplete": self.incomplete,
             "masked": self.masked,
             "paths": self.paths,
             "failed": self.failed,
@@ -80,10 +85,17 @@ class CaptureReport:
 
 @dataclass
 class _Entries:
-    """The JSON objects of a transcript's lines, read lazily; counts the bad lines."""
+    """The JSON objects of a transcript's lines, read lazily; counts the bad lines.
+
+    Bytes that are not UTF-8 become U+FFFD: the rest of the message's words are kept
+    rather than the line lost. A last line without its line end that is not JSON yet is
+    ``incomplete`` (the host is still writing it), not ``malformed``.
+    """
 
     path: Path
     malformed: int = 0
+    incomplete: bool = False
+    objects: int = 0
 
     def __iter__(self) -> Iterator[Mapping[str, Any]]:
         with _open_regular(self.path) as handle:
@@ -93,11 +105,15 @@ class _Entries:
                 if not raw.strip():
                     continue
                 try:
-                    entry = json.loads(raw)
-                except ValueError:  # bad JSON or bad UTF-8, e.g. a line still being written
-                    self.malformed += 1
+                    entry = json.loads(raw.decode("utf-8", "replace"))
+                except ValueError:
+                    if raw.endswith(b"\n"):
+                        self.malformed += 1
+                    else:
+                        self.incomplete = True
                     continue
                 if isinstance(entry, dict):
+                    self.objects += 1
                     yield entry
                 else:
                     self.malformed += 1
@@ -146,18 +162,19 @@ def capture_transcript(
     head = list(itertools.islice(stream, DETECT_ENTRIES))
     name = fmt if fmt != "auto" else detect(head)
     report = CaptureReport(str(transcript), name)
+    if not head and (entries.malformed or entries.incomplete):
+        raise TranscriptError(f"{transcript} is not a JSONL transcript (no line is a JSON object)")
     if name is None:
         if head:
             raise TranscriptError(
                 f"{transcript}: cannot tell its format from its first lines; "
                 f"name it with --format ({', '.join(FORMATS)})"
             )
-        report.malformed = entries.malformed
         return report
     parse, ctx = PARSERS[name], Context()
     messages = (m for entry in itertools.chain(head, stream) for m in parse(entry, ctx))
     days, undated = _lines_by_day(root, messages, report, transcript, name, agent, session)
-    report.malformed = entries.malformed
+    report.malformed, report.incomplete = entries.malformed, entries.incomplete
     if undated:
         _drop_stored_elsewhere(root, days, undated, report)
     for day in sorted(days):

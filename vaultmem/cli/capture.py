@@ -77,9 +77,11 @@ def capture(
     if report.masked:
         click.echo(f"Warning: {report.masked} secret(s) masked before storing", err=True)
     if report.malformed:
+        click.echo(f"Warning: {report.malformed} line(s) not JSON, skipped", err=True)
+    if report.incomplete:
         click.echo(
-            f"Warning: {report.malformed} line(s) not JSON, skipped (a line still being "
-            "written is read by the next capture)",
+            "Warning: the last line is incomplete (still being written?); "
+            "the next capture reads it",
             err=True,
         )
     if as_json:
