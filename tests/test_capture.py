@@ -934,6 +934,27 @@ def test_remember_at_refuses_what_is_not_a_date(vault_path: Path, at: str) -> No
     assert not list((vault_path / "memory").glob("*.md"))
 
 
+@pytest.mark.parametrize(
+    "at, tz",
+    [
+        ("0001-01-01T00:00+05:00", "UTC"),  # 31 December of year 0 in UTC
+        ("9999-12-31T23:59-12:00", "UTC"),  # 1 January 10000 in UTC
+        ("9999-12-31T23:59:59Z", "JST-9"),  # 1 January 10000 in Tokyo
+        ("0001-01-01T00:00Z", "<-05>5"),
+    ],
+)
+def test_remember_at_a_time_with_no_local_date_is_a_usage_error(
+    vault_path: Path, at: str, tz: str
+) -> None:
+    done = vaultmem("remember", "Backfilled", "--at", at, "--vault", str(vault_path), tz=tz)
+
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].startswith("Error: Invalid value for '--at': ")
+    assert "outside the years 1 to 9999" in done.stderr
+    assert not list((vault_path / "memory").glob("*.md"))
+
+
 def test_remember_agent_names_the_agent_on_the_line(vault: Vault) -> None:
     result = CliRunner().invoke(
         cli, ["remember", "Use pnpm here", "--agent", "claude", "--vault", str(vault.root)]

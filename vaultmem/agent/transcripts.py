@@ -34,7 +34,14 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..errors import NotStoredError, VaultmemError
-from ..memory.remember import Capture, block_id, capture, daily_note_path, store_lines
+from ..memory.remember import (
+    Capture,
+    block_id,
+    capture,
+    daily_note_path,
+    local_time,
+    store_lines,
+)
 from .formats import FORMATS, PARSERS, Context, Message, detect
 
 # How many entries auto-detection looks at: the first ones always tell (a header or the
@@ -204,7 +211,7 @@ def _lines_by_day(
             report.skipped += 1
             continue
         who = session or message.session or transcript.stem
-        when = _local(message.time) or previous
+        when = (message.time and local_time(message.time)) or previous
         if when is None:
             mtime = mtime or _mtime(transcript)
             when = mtime
@@ -263,16 +270,6 @@ def _days_to_look_in(time: dt.datetime | None, when: dt.datetime) -> list[dt.dat
         return [when.date(), *(utc + dt.timedelta(days=d) for d in (-1, 0, 1))]
     except (OverflowError, ValueError):
         return [when.date()]
-
-
-def _local(time: dt.datetime | None) -> dt.datetime | None:
-    """A message's time as local wall-clock time (naive times are local already)."""
-    if time is None or time.tzinfo is None:
-        return time
-    try:
-        return time.astimezone().replace(tzinfo=None)
-    except (OverflowError, OSError, ValueError):
-        return None
 
 
 def _mtime(transcript: Path) -> dt.datetime:
