@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import sqlite3
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -173,3 +176,38 @@ def wait_for(condition: Callable[[], object], timeout: float = 60.0) -> None:
             return
         time.sleep(0.02)
     raise AssertionError(f"condition not met within {timeout} s")
+
+
+def as_unprivileged(work: Callable[[], object]) -> object:
+    """Run ``work`` where file permissions apply: here if we are not root, else in a forked
+    child that has dropped to the ``nobody`` user (root reads through any chmod)."""
+    if os.geteuid() != 0:
+        return work()
+    # Modules imported on first use must be loaded now: the child cannot read root's folders.
+    import encodings.utf_8_sig  # noqa: F401
+
+    import sqlite_utils  # noqa: F401
+
+    read, written = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: drop root, do the work, send back its JSON
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+        except OSError:
+            os._exit(2)
+        try:
+            os.write(written, json.dumps(work()).encode())
+        except BaseException:
+            traceback.print_exc()
+            os._exit(1)
+        os._exit(0)
+    os.close(written)
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) == 2:
+        pytest.skip("cannot drop root privileges here")
+    assert status == 0, "the unprivileged child failed (its traceback is above)"
+    return json.loads(data)

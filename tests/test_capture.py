@@ -245,11 +245,11 @@ def test_bad_lines_are_skipped_and_a_line_still_being_written_is_read_next_time(
     transcript = jsonl(tmp_path / "t.jsonl", [first], tail="{not json at all\n" + whole[:40])
 
     report = vault.capture(transcript)
-    assert (report.added, report.malformed) == (1, 2)
+    assert (report.added, report.malformed, report.incomplete) == (1, 1, True)
 
     transcript.write_text(transcript.read_text() + whole[40:] + "\n")
     report = vault.capture(transcript)
-    assert (report.added, report.already, report.malformed) == (1, 1, 1)
+    assert (report.added, report.already, report.malformed, report.incomplete) == (1, 1, 1, False)
     assert [words(line).split(" [")[0] for line in lines(vault, "2026-11-22")] == [
         "- 09:00 **user** Carol starts on Monday",
         "- 09:01 **user** and Dave on Tuesday",
@@ -517,7 +517,7 @@ def vaultmem(
         capture_output=True,
         text=True,
         check=False,
-        timeout=300,
+        timeout=120,  # a hang is a failure, not a stuck suite
         env={**os.environ, "TZ": tz, **env},
     )
 
@@ -538,6 +538,106 @@ def test_a_utc_time_lands_in_the_note_of_its_local_date(vault_path: Path, tmp_pa
     assert not (vault_path / "memory/2026-11-21.md").exists()
 
 
+@pytest.mark.parametrize(
+    "at, first_tz, second_tz",
+    [
+        ("2026-11-21T23:59:00.000Z", "UTC", "JST-9"),  # 21 Nov in UTC, 22 Nov in Tokyo
+        ("2026-11-21T00:30:00.000Z", "JST-9", "<-05>5"),  # 21 Nov in Tokyo, 20 Nov at -5
+        # The farthest apart: 20 Nov 23:00 at -12, 22 Nov 01:00 at +14
+        ("2026-11-21T11:00:00.000Z", "<-12>12", "<+14>-14"),
+    ],
+)
+def test_capturing_again_in_another_time_zone_adds_nothing(
+    vault_path: Path, tmp_path: Path, at: str, first_tz: str, second_tz: str
+) -> None:
+    """The message's local date moves with the time zone; it is still the same message."""
+    transcript = jsonl(tmp_path / "s.jsonl", [cc("user", "Book the late train", at, "tz1")])
+    args = ["capture", str(transcript), "--json", "--vault", str(vault_path)]
+
+    first = vaultmem(*args, tz=first_tz)
+    second = vaultmem(*args, tz=second_tz)
+
+    assert first.returncode == 0 and second.returncode == 0, second.stderr
+    assert json.loads(first.stdout)["added"] == 1
+    assert json.loads(second.stdout)["added"] == 0 and json.loads(second.stdout)["already"] == 1
+    notes = [p.read_text() for p in (vault_path / "memory").glob("*.md")]
+    assert sum(note.count("Book the late train") for note in notes) == 1
+
+
+def test_a_line_with_bytes_that_are_not_utf8_keeps_its_words(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    """A host (or a tool's output in a message) may write a stray byte: the message is
+    stored with U+FFFD in its place, not dropped as "not JSON"."""
+    line = json.dumps(cc("user", "Pay the caf\u00e9 bill", "2026-11-22T09:00:00Z", "u8"))
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(
+        line.replace("\\u00e9", "\udce9").encode("utf-8", "surrogateescape") + b"\n"
+    )
+
+    done = vaultmem("capture", str(transcript), "--json", "--vault", str(vault_path))
+
+    assert done.returncode == 0, done.stderr
+    assert (json.loads(done.stdout)["added"], json.loads(done.stdout)["malformed"]) == (1, 0)
+    assert "Pay the caf\ufffd bill" in (vault_path / "memory/2026-11-22.md").read_text()
+    assert "Warning" not in done.stderr
+
+
+def test_the_warning_tells_a_bad_line_from_a_last_line_still_being_written(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    first = cc("user", "Carol starts on Monday", "2026-11-22T09:00:00Z", "w1")
+    bad = jsonl(tmp_path / "bad.jsonl", [first], tail="{not json at all\n")
+    growing = jsonl(tmp_path / "growing.jsonl", [first], tail='{"type": "user", "mess')
+
+    bad_run = vaultmem("capture", str(bad), "--vault", str(vault_path))
+    growing_run = vaultmem("capture", str(growing), "--vault", str(vault_path))
+
+    assert "Warning: 1 line(s) not JSON, skipped\n" in bad_run.stderr
+    assert "still being written" not in bad_run.stderr
+    assert "not JSON" not in growing_run.stderr
+    assert (
+        "Warning: the last line is incomplete (still being written?); the next capture reads it"
+        in growing_run.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        bytes(range(256)) * 4,  # binary
+        b"Dear diary,\ntoday I wrote no JSON.\n",
+        b'[1, 2]\n42\n"a string"\n',  # JSON, but no line is an object
+        b"no line end at all",
+    ],
+)
+def test_a_file_that_is_not_a_jsonl_transcript_is_an_error(
+    vault_path: Path, tmp_path: Path, content: bytes
+) -> None:
+    target = tmp_path / "notes.jsonl"
+    target.write_bytes(content)
+
+    for args in ([], ["--format", "claude-code"]):
+        done = vaultmem("capture", str(target), *args, "--vault", str(vault_path))
+
+        assert done.returncode == 1
+        assert (
+            done.stderr == f"Error: {target} is not a JSONL transcript (no line is a JSON object)\n"
+        )
+    assert not list((vault_path / "memory").glob("*.md"))
+
+
+def test_an_empty_transcript_captures_nothing_and_is_no_error(
+    vault_path: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "new.jsonl"
+    target.write_bytes(b"\n  \n")
+
+    done = vaultmem("capture", str(target), "--vault", str(vault_path))
+
+    assert done.returncode == 0 and "captured 0 new message(s)" in done.stdout
+
+
 def test_capture_json_and_a_second_run_that_adds_nothing(vault_path: Path, tmp_path: Path) -> None:
     transcript = jsonl(tmp_path / "s.jsonl", claude_session())
     args = ["capture", str(transcript), "--json", "--vault", str(vault_path)]
@@ -554,6 +654,7 @@ def test_capture_json_and_a_second_run_that_adds_nothing(vault_path: Path, tmp_p
         "already": 5,
         "skipped": 7,
         "malformed": 0,
+        "incomplete": False,
         "masked": 0,  # secrets masked in what was stored now
         "paths": [],
         "failed": [],
@@ -631,6 +732,116 @@ def test_a_hook_that_names_no_readable_transcript_fails_with_one_line(
 
     assert done.returncode == 1
     assert done.stderr.startswith(message) and done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["capture", "--hook", "--vault", "/etc/passwd"],  # a file, not a folder
+        ["capture", "--hook", "--agent", os.fsdecode(b"cl\xffude")],  # bytes that are not UTF-8
+        ["capture", "--hook", "--format", "yaml"],
+        ["capture", "--hook", "--no-such-option"],
+        ["context", "--hook", "--vault", "/etc/passwd"],
+        ["context", "--hook", "--budget", "1"],
+        ["--no-such-option", "capture", "--hook"],  # the group's own parse
+    ],
+)
+def test_a_hook_never_exits_2(args: list[str]) -> None:
+    """Claude Code reads a Stop hook's exit 2 as "do not stop" and hands its stderr to the
+    model: with --hook, a usage error is a plain failure, one line."""
+    done = vaultmem(*args)
+
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("Error: ") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_without_hook_a_usage_error_keeps_exit_2() -> None:
+    done = vaultmem("capture", "--vault", "/etc/passwd", "t.jsonl")
+
+    assert done.returncode == 2 and "Usage: " in done.stderr
+
+
+def start(*args: str) -> subprocess.Popen[str]:
+    """``vaultmem ARGS`` as a real process whose stdin stays open until the test closes it,
+    as some hosts leave a hook's stdin."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "vaultmem", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.mark.parametrize("role", ["capture", "context"])
+def test_a_hook_does_not_wait_for_a_stdin_the_host_leaves_open(
+    vault_path: Path, tmp_path: Path, role: str
+) -> None:
+    transcript = jsonl(tmp_path / "s.jsonl", claude_session())
+    hook = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    process = start(role, "--hook", "--vault", str(vault_path))
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(hook))
+    process.stdin.flush()  # and not closed
+
+    try:
+        code = process.wait(timeout=30)  # a reader waiting for end of file never returns
+    finally:
+        process.kill()
+        out, err = process.communicate()
+
+    assert code == 0, err
+    if role == "capture":
+        assert "captured 5 new message(s) into 2 note(s)" in err
+
+
+def test_a_capture_hook_given_nothing_on_an_open_stdin_gives_up(vault_path: Path) -> None:
+    process = start("capture", "--hook", "--vault", str(vault_path))
+
+    try:
+        code = process.wait(timeout=30)
+    finally:
+        process.kill()
+        _, err = process.communicate()
+
+    assert code == 1 and err.startswith("Error: the hook input on stdin is not JSON"), err
+
+
+def test_remember_dash_refuses_a_terminal_for_stdin(vault_path: Path) -> None:
+    """Nothing would ever arrive: an agent's shell must get an error, not a hang."""
+    leader, follower = os.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "vaultmem", "remember", "-", "--vault", str(vault_path)],
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+
+    assert done.returncode == 2
+    assert "standard input is a terminal" in done.stderr
+    assert not list((vault_path / "memory").glob("*.md"))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_capture_of_a_file_that_is_not_a_regular_file_is_refused(
+    vault_path: Path, tmp_path: Path, kind: str
+) -> None:
+    if kind == "fifo":
+        target = tmp_path / "session.jsonl"
+        os.mkfifo(target)  # opening it for reading would wait for a writer
+    else:
+        target = Path("/dev/zero")  # reading it would never end
+
+    done = vaultmem("capture", str(target), "--vault", str(vault_path))
+
+    assert done.returncode == 1
+    assert done.stderr == f"Error: {target} is not a regular file; nothing was captured\n"
 
 
 def test_messages_that_cannot_be_stored_exit_1_and_the_others_are_kept(
@@ -720,6 +931,27 @@ def test_remember_at_refuses_what_is_not_a_date(vault_path: Path, at: str) -> No
     )
     assert result.exit_code == 2
     assert "Invalid value for '--at'" in result.output
+    assert not list((vault_path / "memory").glob("*.md"))
+
+
+@pytest.mark.parametrize(
+    "at, tz",
+    [
+        ("0001-01-01T00:00+05:00", "UTC"),  # 31 December of year 0 in UTC
+        ("9999-12-31T23:59-12:00", "UTC"),  # 1 January 10000 in UTC
+        ("9999-12-31T23:59:59Z", "JST-9"),  # 1 January 10000 in Tokyo
+        ("0001-01-01T00:00Z", "<-05>5"),
+    ],
+)
+def test_remember_at_a_time_with_no_local_date_is_a_usage_error(
+    vault_path: Path, at: str, tz: str
+) -> None:
+    done = vaultmem("remember", "Backfilled", "--at", at, "--vault", str(vault_path), tz=tz)
+
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].startswith("Error: Invalid value for '--at': ")
+    assert "outside the years 1 to 9999" in done.stderr
     assert not list((vault_path / "memory").glob("*.md"))
 
 

@@ -10,13 +10,16 @@ import datetime as dt
 import json
 import os
 import shlex
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import write
+from conftest import as_unprivileged, write
 
 from vaultmem import Vault
 from vaultmem.agent.hooks import BACKUP_SUFFIX, is_ours
@@ -189,6 +192,10 @@ def test_uninstall_without_a_file_writes_nothing() -> None:
         (b'{"hooks": {"SessionStart": {"command": "x"}}}', "is not a list"),
         (b'{"model": "a", "model": "b"}', "appears twice"),
         (b'{"x": NaN}', "NaN"),
+        # Too big for a float: json would read it as infinity and write `Infinity`, which
+        # no JSON reader (the host's included) accepts.
+        (b'{"x": 1e400}', "not a finite number"),
+        (b'{"x": [-1E+999]}', "not a finite number"),
         (b'{"model": "caf\xe9"}', "not UTF-8"),
     ],
 )
@@ -209,6 +216,86 @@ def test_a_malformed_settings_file_is_refused_and_left_as_it_was(
             assert result.output.count("\n") == 1
         assert path.read_bytes() == content
     assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]
+
+
+def test_numbers_keep_their_value_but_may_change_spelling(vault_path: Path) -> None:
+    path = write(
+        Path.home(),
+        ".claude/settings.json",
+        b'{"a": 1.0E2, "b": 12345678901234567890123, "c": -0.5e-3, "d": 1.7976931348623157e308}',
+    )
+
+    assert invoke("hooks", "install", "claude-code", "--vault", str(vault_path)).exit_code == 0
+
+    text = path.read_text()
+    assert '"a": 100.0' in text and '"b": 12345678901234567890123' in text
+    settings = json.loads(text)
+    assert (settings["c"], settings["d"]) == (-0.0005, 1.7976931348623157e308)
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        # json reads the escape as a lone surrogate, which UTF-8 cannot encode on write
+        (b'{"note": "\\ud800"}', "cannot be written as UTF-8"),
+        (b'{"deep": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
+    ],
+)
+def test_settings_vaultmem_cannot_write_back_are_refused(
+    vault_path: Path, content: bytes, reason: str
+) -> None:
+    path = write(Path.home(), ".claude/settings.json", content)
+    for args in (
+        ("install", "claude-code", "--vault", str(vault_path)),
+        ("show", "claude-code", "--vault", str(vault_path)),
+    ):
+        result = invoke("hooks", *args)
+
+        assert result.exit_code == 1, result.output
+        assert result.output.startswith("Error: ") and reason in result.output
+        assert "nothing was written" in result.output and result.output.count("\n") == 1
+    assert path.read_bytes() == content
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]
+
+
+@pytest.fixture
+def shared_home() -> Iterator[Path]:
+    """A HOME any user may enter (``tmp_path`` is its owner's alone), removed afterwards."""
+    top = Path(tempfile.mkdtemp(prefix="vaultmem-hooks-"))
+    top.chmod(0o755)
+    yield top
+    for folder, _, _ in os.walk(top):
+        os.chmod(folder, 0o755)
+    shutil.rmtree(top)
+
+
+@pytest.mark.parametrize("existing", [True, False], ids=["file", "no-file"])
+def test_a_read_only_settings_folder_is_one_error_line(shared_home: Path, existing: bool) -> None:
+    vault = shared_home / "vault"
+    Vault.init(vault)
+    for folder, _, files in os.walk(vault):  # only the hooks' folder is read-only
+        os.chmod(folder, 0o777)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o666)
+    folder = shared_home / ".claude"
+    folder.mkdir()
+    if existing:  # the backup cannot be made beside it
+        write(shared_home, ".claude/settings.json", json.dumps(THEIRS)).chmod(0o644)
+    folder.chmod(0o555)
+
+    def work() -> object:
+        os.environ["HOME"] = str(shared_home)
+        result = invoke("hooks", "install", "claude-code", "--vault", str(vault))
+        return [result.exit_code, result.output or repr(result.exception)]
+
+    code, output = as_unprivileged(work)  # type: ignore[misc]
+
+    assert code == 1, output
+    assert output.startswith("Error: ") and output.count("\n") == 1, output
+    assert "Permission denied" in output and "nothing was written" in output
+    assert sorted(p.name for p in folder.iterdir()) == (["settings.json"] if existing else [])
+    if existing:
+        assert json.loads((folder / "settings.json").read_text()) == THEIRS
 
 
 def test_a_symlinked_settings_file_is_refused(vault_path: Path, tmp_path: Path) -> None:

@@ -12,13 +12,12 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SHARED, chunk_rows, wait_for, write
+from conftest import SHARED, as_unprivileged, chunk_rows, wait_for, write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
@@ -266,41 +265,6 @@ def test_random_damage_to_the_full_text_tables_never_gives_a_traceback(vault_pat
 
 
 # -- unreadable folders and notes -----------------------------------------------------------
-
-
-def as_unprivileged(work: Callable[[], object]) -> object:
-    """Run ``work`` where file permissions apply: here if we are not root, else in a forked
-    child that has dropped to the ``nobody`` user (root reads through any chmod)."""
-    if os.geteuid() != 0:
-        return work()
-    # Modules imported on first use must be loaded now: the child cannot read root's folders.
-    import encodings.utf_8_sig  # noqa: F401
-
-    import sqlite_utils  # noqa: F401
-
-    read, written = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: drop root, do the work, send back its JSON
-        try:
-            os.setgroups([])
-            os.setgid(65534)
-            os.setuid(65534)
-        except OSError:
-            os._exit(2)
-        try:
-            os.write(written, json.dumps(work()).encode())
-        except BaseException:
-            traceback.print_exc()
-            os._exit(1)
-        os._exit(0)
-    os.close(written)
-    with os.fdopen(read, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) == 2:
-        pytest.skip("cannot drop root privileges here")
-    assert status == 0, "the unprivileged child failed (its traceback is above)"
-    return json.loads(data)
 
 
 @pytest.fixture

@@ -18,7 +18,8 @@ This module owns the edit of that file, and promises (``docs/agents.md``):
   the person moved them into a matcher group of their own or added a ``timeout``.
 * **Clean removal**: a matcher group, an event list or the ``hooks`` object that only our
   hooks filled is removed with them; one that was empty before stays.
-* **Refusal, not repair**: a file that is not UTF-8, not JSON, not a JSON object, holds a
+* **Refusal, not repair**: a file that is not UTF-8, not JSON (``1e400``, which would come
+  back as ``Infinity``, counts as not JSON), not a JSON object, holds a
   key twice, or is a symlink (a dotfiles manager's link would be replaced by a file) is an
   error naming the file, and nothing is written.
 * **Safe writes**: the new file is written atomically with the old one's permissions; the
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import shlex
 import stat
@@ -320,7 +322,12 @@ def read_settings(path: Path) -> tuple[Settings, bytes | None]:
     if not text.strip():
         return {}, data
     try:
-        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        value = json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_no_constant,
+            parse_float=_finite_float,
+        )
     except ValueError as exc:  # JSONDecodeError, or one of ours
         raise HookConfigError(
             f"{path} is not valid JSON ({exc}); fix it and run this again; nothing was written"
@@ -345,9 +352,21 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite_float(spelling: str) -> float:
+    """A JSON number with a fraction or exponent, refused if a float cannot hold it:
+    ``1e400`` would read as infinity and be written back as ``Infinity``, which no JSON
+    reader (the host's included) accepts."""
+    value = float(spelling)
+    if not math.isfinite(value):
+        raise ValueError(f"{spelling} is not a finite number")
+    return value
+
+
 def render(settings: Settings) -> str:
-    """The file's new text: two-space indent (as Claude Code writes it), UTF-8 as is."""
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    """The file's new text: two-space indent (as Claude Code writes it), UTF-8 as is.
+    ``allow_nan=False``: never write ``NaN``/``Infinity`` (``read_settings`` refuses them,
+    so only a caller's own settings could hold one; better an error than a broken file)."""
+    return json.dumps(settings, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def edit_settings(
@@ -359,18 +378,47 @@ def edit_settings(
     meanwhile (the host saved its settings) the edit is computed again on its new text.
 
     Raises:
-        HookConfigError: see ``read_settings``; or the file kept changing.
+        HookConfigError: see ``read_settings``; the file kept changing; or it cannot be
+            written back (a read-only folder, a lone surrogate like ``"\\ud800"`` that UTF-8
+            cannot encode, nesting too deep to parse): always before anything was written.
     """
+    try:
+        return _edit_settings(path, edit, write, attempts)
+    except RecursionError:
+        raise HookConfigError(f"{path} is nested too deeply; nothing was written") from None
+    except UnicodeEncodeError:
+        raise HookConfigError(
+            f"{path} holds text that cannot be written as UTF-8 (a lone surrogate escape "
+            "like \\ud800); nothing was written"
+        ) from None
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        raise HookConfigError(
+            f"cannot write{where}: {exc.strerror or exc}; nothing was written"
+        ) from exc
+
+
+def _edit_settings(
+    path: Path, edit: Callable[[Settings], Settings], write: bool, attempts: int
+) -> tuple[Settings, bool, bool, Path | None]:
     for _ in range(attempts):
         before, data = read_settings(path)
         after = edit(before)
+        # Rendered even when nothing is written, so that ``show`` refuses what ``install``
+        # could not write.
+        text = render(after).encode("utf-8")
         changed = after != before
         if not (write and changed):
             return after, changed, False, None
         if _read_bytes(path) != data:
             continue  # someone wrote it meanwhile: edit their version instead
         backup = _keep_backup(path, data) if data is not None else None
-        atomic_write(path, render(after).encode("utf-8"))
+        try:
+            atomic_write(path, text)
+        except BaseException:
+            if backup is not None:  # made by this run: it would not be "from before vaultmem"
+                backup.unlink(missing_ok=True)
+            raise
         return after, True, True, backup
     raise HookConfigError(f"{path} kept changing while vaultmem edited it; try again")
 

@@ -14,8 +14,10 @@ only lines whose id is not in their note yet; "yes" said twice is two lines. Not
 cached in ``.vaultmem/``: a re-run parses the whole file again (5,000 messages in well
 under a second, ``docs/capture.md``), so deleting ``.vaultmem/`` cannot duplicate a line.
 
-A line that is not JSON (a crash mid-write, the last line of a file the host is still
-writing) is skipped and counted; the next run reads it again once it is complete.
+A line that is not JSON (a crash mid-write) is skipped and counted; a last line without
+its line end that is not JSON yet is one the host is still writing, read by the next run.
+Bytes that are not UTF-8 are replaced (U+FFFD), keeping the message's other words. A
+non-empty file none of whose lines is a JSON object is no transcript: an error.
 """
 
 from __future__ import annotations
@@ -25,13 +27,21 @@ import itertools
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..errors import NotStoredError, VaultmemError
-from ..memory.remember import Capture, block_id, capture, daily_note_path, store_lines
+from ..memory.remember import (
+    Capture,
+    block_id,
+    capture,
+    daily_note_path,
+    local_time,
+    store_lines,
+)
 from .formats import FORMATS, PARSERS, Context, Message, detect
 
 # How many entries auto-detection looks at: the first ones always tell (a header or the
@@ -49,7 +59,8 @@ class CaptureReport:
 
     ``added`` lines were appended now, ``already`` messages were in their notes before,
     ``skipped`` messages held no words to keep (tool calls, noise, vaultmem's own context),
-    ``malformed`` lines were not JSON; ``failed`` says which notes could not be written
+    ``malformed`` lines were not JSON, ``incomplete`` says the last line is still being
+    written (the next capture reads it); ``failed`` says which notes could not be written
     (their messages were not stored: capture again once the cause is fixed).
     """
 
@@ -59,6 +70,7 @@ class CaptureReport:
     already: int = 0
     skipped: int = 0
     malformed: int = 0
+    incomplete: bool = False
     masked: int = 0
     paths: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
@@ -71,6 +83,7 @@ class CaptureReport:
             "already": self.already,
             "skipped": self.skipped,
             "malformed": self.malformed,
+            "incomplete": self.incomplete,
             "masked": self.masked,
             "paths": self.paths,
             "failed": self.failed,
@@ -79,33 +92,55 @@ class CaptureReport:
 
 @dataclass
 class _Entries:
-    """The JSON objects of a transcript's lines, read lazily; counts the bad lines."""
+    """The JSON objects of a transcript's lines, read lazily; counts the bad lines.
+
+    Bytes that are not UTF-8 become U+FFFD: the rest of the message's words are kept
+    rather than the line lost. A last line without its line end that is not JSON yet is
+    ``incomplete`` (the host is still writing it), not ``malformed``.
+    """
 
     path: Path
     malformed: int = 0
+    incomplete: bool = False
+    objects: int = 0
 
     def __iter__(self) -> Iterator[Mapping[str, Any]]:
-        try:
-            handle = self.path.open("rb")
-        except OSError as exc:
-            raise TranscriptError(
-                f"cannot read transcript {self.path}: {exc.strerror or exc}"
-            ) from exc
-        with handle:
+        with _open_regular(self.path) as handle:
             for number, raw in enumerate(handle):
                 if number == 0:
                     raw = raw.removeprefix(b"\xef\xbb\xbf")  # a BOM some editors write
                 if not raw.strip():
                     continue
                 try:
-                    entry = json.loads(raw)
-                except ValueError:  # bad JSON or bad UTF-8, e.g. a line still being written
-                    self.malformed += 1
+                    entry = json.loads(raw.decode("utf-8", "replace"))
+                except ValueError:
+                    if raw.endswith(b"\n"):
+                        self.malformed += 1
+                    else:
+                        self.incomplete = True
                     continue
                 if isinstance(entry, dict):
+                    self.objects += 1
                     yield entry
                 else:
                     self.malformed += 1
+
+
+def _open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file. Opened without blocking, then
+    checked: a FIFO would wait for a writer, a device (``/dev/zero``) never end.
+
+    Raises:
+        TranscriptError: it cannot be opened, or is no regular file.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise TranscriptError(f"cannot read transcript {path}: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise TranscriptError(f"{path} is not a regular file; nothing was captured")
+    return os.fdopen(fd, "rb")
 
 
 def capture_transcript(
@@ -134,18 +169,19 @@ def capture_transcript(
     head = list(itertools.islice(stream, DETECT_ENTRIES))
     name = fmt if fmt != "auto" else detect(head)
     report = CaptureReport(str(transcript), name)
+    if not head and (entries.malformed or entries.incomplete):
+        raise TranscriptError(f"{transcript} is not a JSONL transcript (no line is a JSON object)")
     if name is None:
         if head:
             raise TranscriptError(
                 f"{transcript}: cannot tell its format from its first lines; "
                 f"name it with --format ({', '.join(FORMATS)})"
             )
-        report.malformed = entries.malformed
         return report
     parse, ctx = PARSERS[name], Context()
     messages = (m for entry in itertools.chain(head, stream) for m in parse(entry, ctx))
     days, undated = _lines_by_day(root, messages, report, transcript, name, agent, session)
-    report.malformed = entries.malformed
+    report.malformed, report.incomplete = entries.malformed, entries.incomplete
     if undated:
         _drop_stored_elsewhere(root, days, undated, report)
     for day in sorted(days):
@@ -175,7 +211,7 @@ def _lines_by_day(
             report.skipped += 1
             continue
         who = session or message.session or transcript.stem
-        when = _local(message.time) or previous
+        when = (message.time and local_time(message.time)) or previous
         if when is None:
             mtime = mtime or _mtime(transcript)
             when = mtime
@@ -188,7 +224,8 @@ def _lines_by_day(
             key = f"#{said[seen]}"
         # Most of a re-run's messages are stored already: knowing it from the id spares
         # masking their secrets again (the costly part). The locked append checks again.
-        if block_id(who, message.text.strip(), key) in stored.of(when.date()):
+        ident = block_id(who, message.text.strip(), key)
+        if any(ident in stored.of(day) for day in _days_to_look_in(message.time, when)):
             report.already += 1
             continue
         made = capture(
@@ -221,14 +258,18 @@ class _StoredIds:
         return self.days[day]
 
 
-def _local(time: dt.datetime | None) -> dt.datetime | None:
-    """A message's time as local wall-clock time (naive times are local already)."""
+def _days_to_look_in(time: dt.datetime | None, when: dt.datetime) -> list[dt.date]:
+    """The notes an earlier capture may have put this message in. A time with an offset
+    lands on the local date of the time zone of the run that captured it: any date within
+    a day of its UTC date (offsets are within -12 h and +14 h), so a run in another time
+    zone finds it there and does not store it twice."""
     if time is None or time.tzinfo is None:
-        return time
+        return [when.date()]  # local wall-clock time: the same date in any time zone
     try:
-        return time.astimezone().replace(tzinfo=None)
-    except (OverflowError, OSError, ValueError):
-        return None
+        utc = time.astimezone(dt.UTC).date()
+        return [when.date(), *(utc + dt.timedelta(days=d) for d in (-1, 0, 1))]
+    except (OverflowError, ValueError):
+        return [when.date()]
 
 
 def _mtime(transcript: Path) -> dt.datetime:

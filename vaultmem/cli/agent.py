@@ -5,51 +5,31 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import select
-import sys
-import time
 from pathlib import Path
 
 import click
 
 from ..agent.recall import MIN_BUDGET
 from .common import (
+    HOOK_WAIT,
     FreeTextCommand,
     cli,
     date,
     echo_json,
     json_option,
     open_vault,
+    read_stdin,
     utf8,
     vault_option,
 )
 
-_HOOK_WAIT = 1.0  # seconds a hook's JSON may take to arrive on stdin
 
-
-def read_hook_input(wait: float = _HOOK_WAIT) -> dict[str, object]:
-    """The JSON a host's hook sends on stdin, or ``{}``: never waits on a terminal, and
-    gives up after ``wait`` seconds on a pipe that stays open without sending anything."""
-    stream = sys.stdin
-    if stream is None or stream.closed or stream.isatty():
-        return {}
+def read_hook_input() -> dict[str, object]:
+    """The JSON object a host's hook sends on stdin, or ``{}`` (``read_stdin`` bounds the
+    wait)."""
+    data = read_stdin(wait=HOOK_WAIT)
     try:
-        fd = stream.fileno()
-    except (OSError, ValueError):  # a replaced stdin (tests) has no descriptor
-        return {}
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + wait
-    while (left := deadline - time.monotonic()) > 0:
-        ready, _, _ = select.select([fd], [], [], left)
-        if not ready:
-            break
-        data = os.read(fd, 65536)
-        if not data:
-            break
-        chunks.append(data)
-    try:
-        parsed = json.loads(b"".join(chunks).decode("utf-8", "replace") or "{}")
+        parsed = json.loads(data.decode("utf-8", "replace") or "{}")
     except ValueError:
         return {}
     return parsed if isinstance(parsed, dict) else {}

@@ -9,7 +9,17 @@ import click
 
 from ..agent.formats import FORMATS
 from ..agent.transcripts import transcript_from_hook
-from .common import FreeTextCommand, cli, echo_json, json_option, open_vault, utf8, vault_option
+from .common import (
+    HOOK_WAIT,
+    FreeTextCommand,
+    cli,
+    echo_json,
+    json_option,
+    open_vault,
+    read_stdin,
+    utf8,
+    vault_option,
+)
 
 
 @cli.command(cls=FreeTextCommand)
@@ -57,7 +67,7 @@ def capture(
     if hook == (transcript is not None):
         raise click.UsageError("give a TRANSCRIPT, or --hook to read the hook's JSON on stdin")
     if hook:
-        data = sys.stdin.buffer.read().decode("utf-8", "replace")
+        data = read_stdin(wait=HOOK_WAIT).decode("utf-8", "replace")
         # The hook's session_id is the transcript's own; it is not forced on the lines, so
         # that a later `vaultmem capture FILE` of the same file gives the same block ids.
         transcript, _ = transcript_from_hook(data)
@@ -67,9 +77,11 @@ def capture(
     if report.masked:
         click.echo(f"Warning: {report.masked} secret(s) masked before storing", err=True)
     if report.malformed:
+        click.echo(f"Warning: {report.malformed} line(s) not JSON, skipped", err=True)
+    if report.incomplete:
         click.echo(
-            f"Warning: {report.malformed} line(s) not JSON, skipped (a line still being "
-            "written is read by the next capture)",
+            "Warning: the last line is incomplete (still being written?); "
+            "the next capture reads it",
             err=True,
         )
     if as_json:

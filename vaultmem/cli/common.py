@@ -6,7 +6,11 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import os
 import re
+import select
+import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -14,20 +18,55 @@ from typing import Any, TypeVar
 import click
 
 from .. import __version__
+from ..agent.hooks import HOOK_FLAG
 from ..errors import VaultmemError
 from ..vault import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_HOOK_META = "vaultmem.hook"
+HOOK_WAIT = 2.0  # seconds a hook's JSON may take to arrive on a stdin left open
+
+
 class VaultmemGroup(click.Group):
-    """A click group that turns library errors into one clear line, in one place."""
+    """A click group that turns library errors into one clear line, in one place.
+
+    Run as a host's hook (``--hook`` among the arguments), a usage error exits 1 with one
+    ``Error:`` line instead of click's 2 and usage text: Claude Code reads a Stop hook's
+    exit 2 as "do not stop" and feeds its stderr to the model.
+    """
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        hook = HOOK_FLAG in args
+        with _plain_usage_errors(hook):
+            ctx = super().make_context(info_name, args, parent, **extra)
+        ctx.meta[_HOOK_META] = hook
+        return ctx
 
     def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except VaultmemError as exc:
-            raise click.ClickException(str(exc)) from exc
+        with _plain_usage_errors(bool(ctx.meta.get(_HOOK_META))):
+            try:
+                return super().invoke(ctx)
+            except VaultmemError as exc:
+                raise click.ClickException(str(exc)) from exc
+
+
+@contextlib.contextmanager
+def _plain_usage_errors(hook: bool) -> Iterator[None]:
+    """For a hook, a usage error (exit 2) becomes a plain error (exit 1), one line."""
+    try:
+        yield
+    except click.UsageError as exc:
+        if not hook:
+            raise
+        raise click.ClickException(exc.format_message()) from exc
 
 
 class FreeTextCommand(click.Command):
@@ -104,3 +143,54 @@ def split_line(target: str) -> tuple[str, int | None]:
     if sep and re.fullmatch(r"[0-9]{1,9}", tail):
         return head, int(tail)
     return target, None
+
+
+def read_stdin(*, wait: float | None = None) -> bytes:
+    """Standard input's bytes, the one way every command reads it.
+
+    ``wait=None`` (``remember -``): all of it, up to end of file; a terminal is refused
+    (a usage error), since nothing may ever arrive there and an agent's shell would hang.
+    ``wait=SECONDS`` (a host's hook): never waits on a terminal (``b""``), and stops at end
+    of file, as soon as what arrived is one whole JSON value (a host may leave the pipe
+    open after writing it), or after ``wait`` seconds.
+    """
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        return b""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # a replaced stdin (CliRunner's input) is in memory
+        return stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+    if os.isatty(fd):
+        if wait is not None:
+            return b""
+        raise click.UsageError(
+            "standard input is a terminal; pipe the text in (echo TEXT | vaultmem remember -)"
+        )
+    if wait is None:
+        return stream.buffer.read()
+    return _read_bounded(fd, wait)
+
+
+def _read_bounded(fd: int, wait: float) -> bytes:
+    data = b""
+    deadline = time.monotonic() + wait
+    while (left := deadline - time.monotonic()) > 0:
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+        if _whole_json(data):
+            break
+    return data
+
+
+def _whole_json(data: bytes) -> bool:
+    try:
+        json.loads(data.decode("utf-8", "replace"))
+    except ValueError:
+        return False
+    return True

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..files import shown_path
+from ..memory.remember import local_time
 from .common import (
     FreeTextCommand,
     cli,
@@ -16,6 +17,7 @@ from .common import (
     echo_json,
     json_option,
     open_vault,
+    read_stdin,
     utf8,
     vault_option,
 )
@@ -32,12 +34,15 @@ def date_time(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         raise click.BadParameter(
             f"{value!r} is not a date-time like 2026-11-22T14:03 or a date like 2026-11-22"
         ) from None
-    return when.astimezone().replace(tzinfo=None) if when.tzinfo else when
+    local = local_time(when)
+    if local is None:
+        raise click.BadParameter(f"{value!r} is outside the years 1 to 9999 in this time zone")
+    return local
 
 
 def standard_input() -> str:
     """All of standard input as text (``remember -``)."""
-    data = sys.stdin.buffer.read()
+    data = read_stdin()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

@@ -112,6 +112,18 @@ def _clean(value: str) -> str:
     return " ".join(value.replace("[", "(").replace("]", ")").split())
 
 
+def local_time(when: dt.datetime) -> dt.datetime | None:
+    """``when`` as naive local wall-clock time, the time a daily line shows (a naive time is
+    local already); ``None`` when converting it leaves the years 1 to 9999 (``0001-01-01
+    00:00+05:00`` in UTC), so it has no note to go in."""
+    if when.tzinfo is None:
+        return when
+    try:
+        return when.astimezone().replace(tzinfo=None)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 def daily_note_path(day: dt.date) -> str:
     """Where a day's note lives, vault-relative."""
     return f"memory/{day.isoformat()}.md"
