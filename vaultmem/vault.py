@@ -498,10 +498,7 @@ class Vault:
         rel, number = store_line(self.root, made, when.date())
         if number is None:
             return Remembered(rel, None, made.block_id, "already remembered", made.masked)
-        try:
-            self.index_paths([rel], wait=False)
-        except (VaultmemError, OSError) as exc:  # stored all the same: say so, do not fail
-            self.notices.append(f"stored, but not indexed yet ({exc}); `vaultmem index` will")
+        self._index_stored([rel])
         return Remembered(rel, number, made.block_id, None, made.masked)
 
     def capture(
@@ -527,11 +524,16 @@ class Vault:
             self.root, Path(transcript), fmt=fmt, agent=agent, session=session
         )
         if report.paths:
-            try:
-                self.index_paths(report.paths, wait=False)
-            except (VaultmemError, OSError) as exc:  # stored all the same
-                self.notices.append(f"stored, but not indexed yet ({exc}); `vaultmem index` will")
+            self._index_stored(report.paths)
         return report
+
+    def _index_stored(self, paths: list[str]) -> None:
+        """Index notes whose new lines are already stored: a failure here is a notice, not
+        an error, so an agent does not store its words twice."""
+        try:
+            self.index_paths(paths, wait=False)
+        except (VaultmemError, OSError) as exc:
+            self.notices.append(f"stored, but not indexed yet ({exc}); `vaultmem index` will")
 
     def consolidate(
         self, mode: str = "daily", *, dry_run: bool = False, today: dt.date | None = None
