@@ -22,6 +22,8 @@ from .terms import CJK_RUN
 
 BEGIN = "<!-- vaultmem:begin -->"
 END = "<!-- vaultmem:end -->"
+# The smallest prompt block: the marker line, a heading and one cited line.
+MIN_BUDGET = 40
 _PIECES = re.compile(rf"({CJK_RUN.pattern})|([^\W_]+)|(\S)")
 
 

@@ -23,7 +23,6 @@ from .files import Excerpt, FileStat, excerpt, resolve_in_vault, scan_notes
 from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import IndexReport, Progress, plan_changes, update_index
 from .memory.remember import capture, store_line
-from .memory.tiers import mark_hits
 from .search import Hit
 from .state import STATE_DIR, create_private, secure_state_dir, vault_write_lock
 from .template import InitReport, lay_down
@@ -344,6 +343,8 @@ class Vault:
             return hits
 
         hits = self._recovering(run)
+        from .memory.tiers import mark_hits  # the memory pipeline loads only when asked
+
         mark_hits(hits, self.config.memory, today or dt.date.today())
         if track and self.config.memory.track_access:
             self._log_access(hits)

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..context import BEGIN, END, block_of, count_tokens
+from ..context import BEGIN, END, MIN_BUDGET, block_of, count_tokens
 from ..errors import VaultmemError
 from ..files import read_note, resolve_in_vault, stat_note
 from ..memory.facts import Entry, Fact, daily_date, parse_entries, parse_entry, without_fields
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from ..vault import Vault
 
 MARKER = "<!-- vaultmem:context -->"
-MIN_BUDGET = 40  # the marker line, a heading and one cited line (also config's minimum)
 RECALL_HITS = 30  # hits asked of search; more than any sensible budget shows
 _WORDS_MAX = 300  # characters of one line's words shown in the block
 _MENTION = re.compile(r"\(([A-Za-z0-9-]+)\)\s*$")  # MEMORY.md cites a fact as "(fID)"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..agent.recall import MIN_BUDGET
+from ..context import MIN_BUDGET
 from .common import (
     HOOK_WAIT,
     FreeTextCommand,

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..history import Commit
 from .common import (
     FreeTextCommand,
     cli,
@@ -19,6 +18,9 @@ from .common import (
     split_line,
     vault_option,
 )
+
+if TYPE_CHECKING:
+    from ..history import Commit  # gitpython loads only for the commands that use git
 
 
 def commit_dict(made: Commit | None) -> dict[str, Any] | None:
