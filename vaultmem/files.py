@@ -344,6 +344,15 @@ class Excerpt:
         return out
 
 
+def is_file(path: Path) -> bool:
+    """``path`` is a regular file (following symlinks); a name the file system cannot even
+    look up (too long, a loop) names no file, rather than raising."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def excerpt(
     root: Path,
     path: str,
@@ -362,11 +371,7 @@ def excerpt(
         VaultmemError: the file does not exist, is not text, or ``line`` is past its end.
     """
     absolute, rel = note_in_vault(root, path, exclude)
-    try:
-        is_file = absolute.is_file()
-    except OSError:
-        is_file = False
-    if not is_file:
+    if not is_file(absolute):
         raise VaultmemError(f"{shown_path(rel)}: no such file in the vault")
     read = read_note(absolute, max_bytes)
     if read.text is None:

@@ -10,11 +10,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import VaultmemError
-from ..files import Excerpt, note_in_vault, resolve_in_vault
+from ..files import Excerpt, is_file, note_in_vault, resolve_in_vault
 from ..memory.facts import Fact, parse_entry
 from ..memory.forget import Wanted, find_line
 from .recall import daily_items, read_text
@@ -126,7 +125,7 @@ def get(vault: Vault, target: str, line_start: int | None, line_end: int | None)
     target = target.strip()
     if not target.startswith("^") and "#" not in target:
         absolute, rel = resolve_in_vault(vault.root, target)
-        if _is_file(absolute) or not _ID.fullmatch(target):
+        if is_file(absolute) or not _ID.fullmatch(target):
             return _lines(vault, rel, line_start, line_end)
     if line_start is not None or line_end is not None:
         raise VaultmemError("a line range goes with a path, not with a block id")
@@ -144,13 +143,6 @@ def get(vault: Vault, target: str, line_start: int | None, line_end: int | None)
     excerpt = vault.show(found[0], found[1])
     excerpt.block_id = wanted.block
     return excerpt
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except OSError:  # a name too long for the file system names no file
-        return False
 
 
 def _lines(vault: Vault, rel: str, start: int | None, end: int | None) -> Excerpt:

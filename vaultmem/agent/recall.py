@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..context import BEGIN, END, MIN_BUDGET, block_of, count_tokens
 from ..errors import VaultmemError
-from ..files import read_note, resolve_in_vault, stat_note
+from ..files import is_file, read_note, resolve_in_vault, stat_note
 from ..memory.facts import Entry, Fact, daily_date, parse_entries, parse_entry, without_fields
-from ..memory.remember import ECHO_MARKERS
+from ..memory.remember import ECHO_MARKERS, daily_note_path
 from ..memory.tiers import mark_hits
 from ..parse import parse_document
 from ..search import Hit
@@ -334,7 +334,7 @@ def daily_notes(vault: Vault, day: dt.date) -> list[str]:
         for rel in (f"memory/{name}" for name in found)
         if (note := stat_note(vault.root, rel, exclude)) is not None and note.skip_reason is None
     ]
-    return [f"memory/{day.isoformat()}.md", *slugs]
+    return [daily_note_path(day), *slugs]
 
 
 def daily_items(vault: Vault, day: dt.date, agent: str | None) -> list[Item]:
@@ -371,9 +371,6 @@ def read_text(vault: Vault, rel: str) -> str | None:
         absolute, _ = resolve_in_vault(vault.root, rel)
     except VaultmemError:
         return None
-    try:
-        if not absolute.is_file():
-            return None
-    except OSError:  # a name too long for the file system names no file
+    if not is_file(absolute):
         return None
     return read_note(absolute, vault.config.index.max_file_bytes).text
