@@ -47,7 +47,7 @@ from .chunk import Chunk
 from .errors import IndexLockedError, VaultmemError
 from .terms import fts_columns
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import markdown_it_pyrs
 import yaml
@@ -39,6 +39,14 @@ _BLOCK_RULES: Any = [
     "html_block",
 ]
 _PARSER = markdown_it_pyrs.MarkdownIt("zero").enable_many(_BLOCK_RULES)
+# Finds what is code in a block's text: the same block rules plus code spans (with
+# backslash escapes, so "\\`" opens none), used only on text that holds "[[" or "#".
+_CODE_PARSER = markdown_it_pyrs.MarkdownIt("zero").enable_many(
+    [*_BLOCK_RULES, "backticks", "escape"]
+)
+_CODE_NODES = frozenset({"code_inline", "code_block", "fence"})
+# Text without a backtick, a "~~~" fence or an indented line holds no code: no parse needed.
+_INDENTED = re.compile(r"^[ \t>]*(?: {4}|\t)", re.M)
 _KINDS = {
     "paragraph": "paragraph",
     "fence": "code",
@@ -59,7 +67,14 @@ CODE_SPAN = re.compile(r"`+[^`\n]*`+")
 # Obsidian tags: letters, digits, _, -, / with at least one non-digit; not inside a word,
 # a URL fragment (``page#x``) or a heading link (``[[#x]]``).
 _TAG = re.compile(r"(?<![\w#&/\\\[\]`])#([\w/-]*[^\W\d][\w/-]*)")
-_LINK = re.compile(r"(!?)\[\[([^\[\]|#^\n]*)(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+# ``[[target#anchor|alias]]``. Inside a Markdown table the alias pipe is written ``\|`` so
+# that it does not split the cell; Obsidian allows no backslash in a file name, so a
+# backslash before the pipe is never part of the target or anchor.
+_LINK = re.compile(
+    r"(!?)\[\[((?:[^\[\]|#^\n\\]|\\(?!\|))*)"
+    r"((?:[#^](?:[^\[\]|\n\\]|\\(?!\|))*)?)"
+    r"(?:\\?\|[^\[\]\n]*)?\]\]"
+)
 # Dataview inline fields: ``[key:: value]``; the value may hold ``[[links]]``.
 # Values are captured whole and stripped in Python: a lazy value followed by optional
 # blanks backtracks quadratically on a long run of spaces.
@@ -305,20 +320,81 @@ class _TooComplex(Exception):
     pass
 
 
+class Link(NamedTuple):
+    """One ``[[wikilink]]`` or ``![[embed]]``: the note or file it names (may be empty for
+    a link within the note, ``[[#Heading]]``), its ``#heading`` or ``#^block`` part as
+    written, and where it starts in the text searched."""
+
+    target: str
+    anchor: str
+    embed: bool
+    start: int
+
+
+def code_ranges(text: str) -> list[tuple[int, int]]:
+    """Character ranges of ``text`` that are code, where Obsidian syntax is not syntax:
+    inline code spans, fenced and indented code blocks, also inside list items, quotes and
+    table cells. Read by the Markdown parser, so backtick runs pair as CommonMark pairs them:
+    a run of two backticks closes only at the next run of two, an unclosed run is text, and
+    a backslash-escaped backtick opens nothing."""
+    if "`" not in text and "~~~" not in text and not _INDENTED.search(text):
+        return []
+    if risky_nesting(text):  # the native parser could crash: code spans on one line only
+        return [m.span() for m in CODE_SPAN.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    nodes = [_CODE_PARSER.tree(text)]
+    while nodes:
+        node = nodes.pop()
+        if node.name in _CODE_NODES and node.srcmap is not None:
+            spans.append(node.srcmap)
+        else:
+            nodes.extend(node.children)
+    if spans and not text.isascii():  # source maps count UTF-8 bytes
+        data = text.encode()
+        spans = [(len(data[:a].decode()), len(data[:b].decode())) for a, b in spans]
+    return sorted(spans)
+
+
+def _in_code(start: int, end: int, code: list[tuple[int, int]]) -> bool:
+    return any(a < end and start < b for a, b in code)
+
+
 def find_tags(text: str) -> list[str]:
-    """Inline ``#tags`` in a block's text (not inside code spans), in order, without ``#``."""
+    """Inline ``#tags`` in a block's text (not inside code), in order, without ``#``."""
     if "#" not in text:
         return []
-    return _TAG.findall(CODE_SPAN.sub(" ", text))
+    code = code_ranges(text)
+    return [m.group(1) for m in _TAG.finditer(text) if not _in_code(*m.span(), code)]
+
+
+def iter_links(text: str) -> list[Link]:
+    """Every wikilink and embed in a block's text, in order, except those in code (a link
+    that a code span cuts through is no link either)."""
+    if "[[" not in text:
+        return []
+    code = code_ranges(text)
+    return [
+        Link(m.group(2).strip(), m.group(3), m.group(1) == "!", m.start())
+        for m in _LINK.finditer(text)
+        if not _in_code(*m.span(), code)
+    ]
 
 
 def find_links(text: str) -> list[tuple[str, bool]]:
-    """``[[wikilinks]]`` and ``![[embeds]]`` as ``(target, is_embed)``; target without alias."""
-    if "[[" not in text:
-        return []
-    return [
-        (m.group(2).strip(), m.group(1) == "!") for m in _LINK.finditer(text) if m.group(2).strip()
-    ]
+    """``[[wikilinks]]`` and ``![[embeds]]`` as ``(target, is_embed)``; target without alias
+    or anchor; links within the note (``[[#Heading]]``) and links in code left out."""
+    return [(link.target, link.embed) for link in iter_links(text) if link.target]
+
+
+def note_links(text: str) -> list[tuple[int, Link]]:
+    """``(line, link)`` for every link in a note, found as the index finds them: block by
+    block, code blocks skipped."""
+    found: list[tuple[int, Link]] = []
+    for block in parse_document(text).blocks:
+        if block.kind != "code":
+            for link in iter_links(block.text):
+                found.append((block.line_start + block.text.count("\n", 0, link.start), link))
+    return found
 
 
 def find_fields(text: str) -> list[tuple[str, str]]:

@@ -329,7 +329,9 @@ CONVERSATION: list[tuple[str, str, re.Pattern[str]]] = [
         ),
     ),
 ]
-_ENTITY = re.compile(r"\[\[([^\]|#]+)|(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?)\b")
+_ENTITY = re.compile(
+    r"\[\[([^\]|#\\]+)|(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?)\b"
+)
 _ACKNOWLEDGEMENT = re.compile(
     r"^(?:ok(?:ay)?|k|sure|thanks?|thank you|thx|ty|yes|yep|no|nope|hi|hello|hey|bye|cool|"
     r"nice|great|got it|好的?|好|嗯+|哦|谢谢|收到|明白|可以|行|👍|🙏|👌)[\s.!。！~]*$",

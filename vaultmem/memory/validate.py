@@ -25,12 +25,11 @@ from pathlib import Path
 from ..config import Config
 from ..files import read_note, scan_notes
 from ..merge import is_conflict_copy
-from ..parse import find_block_id, find_fields
+from ..parse import find_block_id, find_fields, note_links
 from .extract import extract
 from .facts import daily_date, parse_entries
 from .secrets import find_secrets
 
-_LINK = re.compile(r"!?\[\[([^\[\]|\n]*?)(?:\|[^\[\]\n]*)?\]\]")
 _OPEN_FIELD = re.compile(r"\[([^\[\]\n]{0,60})::")
 _REFERENCE = re.compile(
     r"\b(?:this|that|the following|here(?:'s| is) the|below)\s+(?:link|url|command|script)\b"
@@ -107,6 +106,10 @@ def _check_lines(
     path: str, text: str, names: dict[str, str], blocks: dict[str, dict[str, int]]
 ) -> list[Problem]:
     problems = []
+    for number, link in note_links(text):  # as the index reads them: not those in code
+        problem = _check_link(link.target + link.anchor, path, names, blocks)
+        if problem:
+            problems.append(Problem(path, number, "broken-link", problem))
     seen: dict[str, int] = {}
     fence = False
     for number, line in enumerate(text.splitlines(), 1):
@@ -123,10 +126,6 @@ def _check_lines(
                     Problem(path, number, "duplicate-id", f"^{ident} also on line {seen[ident]}")
                 )
             seen.setdefault(ident, number)
-        for target in _LINK.findall(line):
-            problem = _check_link(target, path, names, blocks)
-            if problem:
-                problems.append(Problem(path, number, "broken-link", problem))
         parsed = len(find_fields(line)) if "::" in line else 0
         opened = len(_OPEN_FIELD.findall(line))
         if opened > parsed or "[::" in line:
