@@ -32,6 +32,9 @@ HIT_FIELDS = {
     "block_id",
     "tier",
     "superseded",
+    "match_start",
+    "match_end",
+    "also_in",
 }
 
 

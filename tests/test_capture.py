@@ -219,7 +219,7 @@ def test_a_claude_code_session_over_two_dates_lands_in_each_dates_note_once(
     grown = vault.capture(transcript)
     assert (grown.added, grown.already) == (2, 5)
     assert len(lines(vault, "2026-11-22")) == 5
-    assert [h.line_start for h in vault.search("tea")] == [11]
+    assert [h.match_start for h in vault.search("tea")] == [11]
 
 
 def test_deleting_the_state_folder_never_duplicates_a_line(

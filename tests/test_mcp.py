@@ -141,7 +141,8 @@ def test_remembers_a_line_and_finds_it_in_english_and_in_chinese(client: Client)
     for query, stored in (("Alice allergic to peanuts", english), ("杭州出差", chinese)):
         best = client.search(query)[0]
         assert best["block_id"] == stored["block_id"]
-        assert (best["path"], best["line_start"]) == (stored["path"], stored["line"])
+        assert (best["path"], best["match_start"]) == (stored["path"], stored["line"])
+        assert best["line_start"] <= stored["line"] <= best["line_end"]  # with its context
         assert best["link"] == stored["link"]
         assert best["tier"] is None and best["superseded"] is False
 

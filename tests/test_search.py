@@ -9,6 +9,7 @@ from conftest import HIT_FIELDS, copy_shared, write
 
 from vaultmem import Vault
 from vaultmem.search import parse_query
+from vaultmem.search import search as run_search
 
 
 @pytest.fixture
@@ -42,7 +43,7 @@ def notes(vault: Vault) -> Vault:
 
 
 def lines_of(hits: list) -> list[tuple[str, int]]:  # type: ignore[type-arg]
-    return [(h.path, h.line_start) for h in hits]
+    return [(h.path, h.match_start) for h in hits]  # the matched line, not its context
 
 
 def test_english_words_rank_by_bm25_with_stemming(notes: Vault) -> None:
@@ -228,7 +229,8 @@ def test_chinese_search_finds_every_chunk_a_substring_scan_finds(help_vault: Vau
         "第三方插件",
     ]:
         truth = {(p, c) for p, c, t, h in texts if word in t or word in h}
-        got = {(h.path, h.chunk_id) for h in help_vault.search(word, limit=100_000)}
+        found = run_search(help_vault.db.conn, word, limit=100_000)  # before results.py
+        got = {(h.path, h.chunk_id) for h in found}
         assert truth and truth <= got, word
 
 
@@ -257,34 +259,34 @@ def test_prefixes_are_exact(vault: Vault) -> None:
         vault.root, "a.md", "- the flies were loud\n- selvik and sellunze\n- Abilene trip in May\n"
     )
     vault.index()
-    assert [h.text for h in vault.search("flies*")] == ["- the flies were loud"]
+    assert [h.matched for h in vault.search("flies*")] == ["- the flies were loud"]
     assert vault.search("ses*") == []
-    assert [h.text for h in vault.search("abilit* zebra")] == []
-    assert [h.text for h in vault.search("abil*")] == ["- Abilene trip in May"]
+    assert [h.matched for h in vault.search("abilit* zebra")] == []
+    assert [h.matched for h in vault.search("abil*")] == ["- Abilene trip in May"]
 
 
 def test_word_forms_match(vault: Vault) -> None:
     write(vault.root, "a.md", "- meeting notes\n- we created it\n- art show\n- artist talk\n")
     vault.index()
-    assert [h.text for h in vault.search("meetings")] == ["- meeting notes"]
-    assert [h.text for h in vault.search("creation")] == []  # "creat" is not a prefix of it
-    assert [h.text for h in vault.search("creates")] == ["- we created it"]
-    assert [h.text for h in vault.search("art")] == ["- art show"]
+    assert [h.matched for h in vault.search("meetings")] == ["- meeting notes"]
+    assert [h.matched for h in vault.search("creation")] == []  # "creat" is not a prefix of it
+    assert [h.matched for h in vault.search("creates")] == ["- we created it"]
+    assert [h.matched for h in vault.search("art")] == ["- art show"]
 
 
 def test_a_phrase_does_not_match_across_cjk_text(vault: Vault) -> None:
     write(vault.root, "a.md", "- First alpha 预算 beta second.\n- alpha beta together\n")
     vault.index()
-    assert [h.text for h in vault.search('"alpha beta"')] == ["- alpha beta together"]
+    assert [h.matched for h in vault.search('"alpha beta"')] == ["- alpha beta together"]
 
 
 def test_prefix_longer_than_a_stem(vault: Vault) -> None:
     write(vault.root, "a.md", "- ability to generalize\n- happiness matters\n- abide by it\n")
     vault.index()
-    assert [h.text for h in vault.search("abilit*")] == ["- ability to generalize"]
-    assert [h.text for h in vault.search("generaliz*")] == ["- ability to generalize"]
-    assert [h.text for h in vault.search("happines*")] == ["- happiness matters"]
-    assert sorted(h.text for h in vault.search("abi*")) == [
+    assert [h.matched for h in vault.search("abilit*")] == ["- ability to generalize"]
+    assert [h.matched for h in vault.search("generaliz*")] == ["- ability to generalize"]
+    assert [h.matched for h in vault.search("happines*")] == ["- happiness matters"]
+    assert sorted(h.matched for h in vault.search("abi*")) == [
         "- abide by it",
         "- ability to generalize",
     ]
@@ -297,8 +299,8 @@ def test_quoted_phrase_mixing_scripts_needs_every_part(vault: Vault) -> None:
         "- budget 表格 here\n- budget only\n- 表格 only\n- 预算 表 x\n- 表 alone\n",
     )
     vault.index()
-    assert [h.text for h in vault.search('"budget 表格"')] == ["- budget 表格 here"]
-    assert [h.text for h in vault.search('"预算 表"')] == ["- 预算 表 x"]
+    assert [h.matched for h in vault.search('"budget 表格"')] == ["- budget 表格 here"]
+    assert [h.matched for h in vault.search('"预算 表"')] == ["- 预算 表 x"]
 
 
 def test_tags_match_case_insensitively_beyond_ascii(vault: Vault) -> None:
@@ -316,10 +318,10 @@ def test_dates_come_only_from_real_dates(vault: Vault) -> None:
         ("- linked date [created:: [[2026-02-04]]]\n- junk date [date:: tomorrow]\n"),
     )
     vault.index()
-    assert [h.text for h in vault.search("date", until="2026-02-28")] == [
+    assert [h.matched for h in vault.search("date", until="2026-02-28")] == [
         "- linked date [created:: [[2026-02-04]]]"
     ]
-    since = [h.text for h in vault.search("date", since="2026-03-01")]
+    since = [h.matched for h in vault.search("date", since="2026-03-01")]
     assert "- linked date [created:: [[2026-02-04]]]" not in since
 
 

@@ -118,7 +118,7 @@ def test_crlf_notes_keep_their_line_endings(vault: Vault) -> None:
     data = note.read_bytes()
     assert data.startswith(original)
     assert data.count(b"\n") == data.count(b"\r\n") == original.count(b"\n") + 2
-    assert vault.search("peanuts")[0].line_start == 8
+    assert vault.search("peanuts")[0].match_start == 8
 
 
 def test_a_bare_cr_is_not_split_into_two_lines(vault: Vault) -> None:
@@ -158,7 +158,7 @@ def test_a_remembered_line_is_never_inside_a_block_left_open(vault: Vault, opene
     text = note.read_text()
     assert text.startswith("# Day\n\n" + opened)  # the person's words, untouched
     hits = vault.search("peanuts")
-    assert [(h.kind, h.line_start) for h in hits] == [("item", done.line)]
+    assert [(h.kind, h.match_start) for h in hits] == [("item", done.line)]
     vault.consolidate(today=NOON.date())
     assert "allergic to peanuts" in "".join(
         p.read_text() for p in (vault.root / "facts").rglob("*.md")

@@ -15,6 +15,7 @@ from typing import Any
 from .errors import ConfigError
 
 CONFIG_PATH = ".vaultmem/config.toml"
+MAX_CONTEXT = 50  # lines of context each side of a search hit, at most
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,9 @@ class SearchConfig:
     """Search defaults."""
 
     default_limit: int = 10
+    # Lines of context each side of a hit (grep -C): one is a dialogue turn's question
+    # before it and its reply after it (docs/search.md, "Results").
+    context_lines: int = 1
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,7 @@ _RANGE: dict[str, tuple[float, float | None]] = {
     "index.chunk_max_chars": (100, None),
     "index.busy_timeout_ms": (0, None),
     "search.default_limit": (1, None),
+    "search.context_lines": (0, MAX_CONTEXT),
     "memory.admit_threshold": (0, 1),
     "memory.duplicate_similarity": (0, 1),
     "memory.conflict_similarity": (0, 1),

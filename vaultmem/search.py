@@ -40,6 +40,7 @@ _CHUNK_DATE = "COALESCE(c.date, f.date, date(f.mtime_ns / 1000000000, 'unixepoch
 _WEIGHTS = "1.0, 0.5, 1.0"
 _TOKEN = re.compile(r'"([^"]*)"?|([^\s"]+)')
 _WORD = re.compile(r"[^\W_]+")
+_NOTE_SUFFIX = re.compile(r"\.(md|markdown)$", re.IGNORECASE)
 # English endings a query word drops before it is asked as a prefix (first match wins).
 _SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly", "e")
 
@@ -110,6 +111,17 @@ class Hit:
     block_id: str | None = None
     tier: str | None = None  # hot, warm or cold for a fact; "archive" in archive/
     superseded: bool = False  # a struck-through line: superseded or forgotten
+    # Set by ``results.refine``: line_start..line_end and text may hold context lines
+    # around the matched ones; other places holding the same memory.
+    match_start: int = 0
+    match_end: int = 0
+    matched: str = field(default="", repr=False)  # the matched chunk's text
+    also_in: list[Hit] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.match_start = self.match_start or self.line_start
+        self.match_end = self.match_end or self.line_end
+        self.matched = self.matched or self.text
 
     def as_dict(self) -> dict[str, Any]:
         """The hit as a JSON-ready dict."""
@@ -126,6 +138,19 @@ class Hit:
             "block_id": self.block_id,
             "tier": self.tier,
             "superseded": self.superseded,
+            "match_start": self.match_start,
+            "match_end": self.match_end,
+            "also_in": [place.place() for place in self.also_in],
+        }
+
+    def place(self) -> dict[str, Any]:
+        """Where the hit's matched lines are, and how to cite them (for ``also_in``)."""
+        return {
+            "path": self.path,
+            "line_start": self.match_start,
+            "line_end": self.match_end,
+            "block_id": self.block_id,
+            "link": link_to(self.path, self.match_start, self.block_id),
         }
 
     def snippet(self, width: int = 200) -> str:
@@ -137,6 +162,15 @@ class Hit:
         cut = flat[: width - 1]
         space = cut.rfind(" ")
         return (cut[:space] if space > width // 2 else cut) + "…"
+
+
+def link_to(path: str, line: int, block_id: str | None) -> str:
+    """How to cite a line: ``[[memory/2026-11-20#^id]]`` when it has a block id (the path
+    keeps it from resolving to a same-named note elsewhere in an Obsidian vault; Obsidian
+    opens it at the line), else ``path:line``."""
+    if block_id:
+        return f"[[{_NOTE_SUFFIX.sub('', path)}#^{block_id}]]"
+    return f"{path}:{line}"
 
 
 def _stem(word: str) -> str:

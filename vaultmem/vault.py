@@ -23,7 +23,7 @@ from .files import Excerpt, FileStat, excerpt, resolve_in_vault, scan_notes
 from .index import Index, index_error, is_corrupt, remove_database
 from .indexing import IndexReport, Progress, plan_changes, update_index
 from .memory.remember import capture, store_line
-from .search import Hit
+from .search import MAX_LIMIT, Hit
 from .state import STATE_DIR, create_private, secure_state_dir, vault_write_lock
 from .template import InitReport, lay_down
 from .watchlock import daemon_pid
@@ -313,15 +313,23 @@ class Vault:
         track: bool = True,
         agent: str | None = None,
         today: dt.date | None = None,
+        context: int | None = None,
     ) -> list[Hit]:
         """Keyword search (see ``vaultmem.search``); builds the index first if it never was.
 
         The archive (``archive/``) is left out unless ``include_archive``. With ``agent``,
         other agents' lines are left out (lines naming no agent are shared). Each hit
-        carries its tier as of ``today`` and whether it is superseded. Hits on facts
-        are written to this device's access log (which reinforces them at the next
-        consolidation) unless ``track`` is false or ``memory.track_access`` is off.
+        carries its tier as of ``today`` and whether it is superseded. One memory is one
+        hit, superseded facts rank below their replacement, and a hit carries up to
+        ``context`` lines (default ``[search] context_lines``) each side (``results.py``).
+        Hits on facts are written to this device's access log (which reinforces them at
+        the next consolidation) unless ``track`` is false or ``memory.track_access`` is off.
         """
+        from .memory.tiers import mark_hits  # the memory pipeline loads only when asked
+        from .results import candidates, refine
+
+        wanted = limit or self.config.search.default_limit
+        lines = self.config.search.context_lines if context is None else context
 
         def run() -> list[Hit]:
             if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
@@ -329,7 +337,7 @@ class Vault:
             hits = run_search(
                 self.db.conn,
                 query,
-                limit=limit or self.config.search.default_limit,
+                limit=candidates(wanted, MAX_LIMIT),
                 path_glob=path,
                 tag=tag,
                 since=since,
@@ -340,14 +348,12 @@ class Vault:
             )
             if not hits:
                 self.db.probe()  # make sure "nothing found" is not a damaged index talking
-            return hits
+            mark_hits(hits, self.config.memory, today or dt.date.today())
+            return refine(self.db.conn, hits, limit=wanted, context_lines=lines, agent=agent)
 
         hits = self._recovering(run)
-        from .memory.tiers import mark_hits  # the memory pipeline loads only when asked
-
-        mark_hits(hits, self.config.memory, today or dt.date.today())
         if track and self.config.memory.track_access:
-            self._log_access(hits)
+            self._log_access([found for hit in hits for found in (hit, *hit.also_in)])
         return hits
 
     def context(

@@ -29,6 +29,7 @@ from pydantic import Field, ValidationError
 from .. import __version__
 from ..errors import VaultmemError
 from ..memory.remember import daily_note_path
+from ..search import link_to
 from ..vault import Vault
 from .live import LiveIndex
 from .mcp_models import (
@@ -41,7 +42,6 @@ from .mcp_models import (
     SearchResult,
     ServerStatus,
 )
-from .recall import link_to
 
 F = TypeVar("F", bound=Callable[..., Any])
 MODES = ("keyword",)

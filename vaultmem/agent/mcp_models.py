@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from .recall import link_to
+from ..search import link_to
 
 if TYPE_CHECKING:
     from ..search import Hit
@@ -23,8 +23,10 @@ class SearchHit(BaseModel):
     """One search hit."""
 
     path: str = Field(description="The note, relative to the vault.")
-    line_start: int
+    line_start: int = Field(description="First line shown: the match and its context.")
     line_end: int
+    match_start: int = Field(description="First line that matched.")
+    match_end: int
     heading: str = Field(description="The heading path above the lines.")
     snippet: str = Field(description="The lines' text on one line, shortened.")
     block_id: str | None = Field(description="The line's ^id, for get and forget.")
@@ -33,6 +35,7 @@ class SearchHit(BaseModel):
     superseded: bool = Field(description="A fact replaced or taken back: do not rely on it.")
     tags: list[str]
     link: str = Field(description="Cite it: [[note#^id]] or path:line.")
+    also_in: list[str] = Field(description="Other places holding the same memory, as links.")
 
     @classmethod
     def of(cls, hit: Hit) -> SearchHit:
@@ -40,6 +43,8 @@ class SearchHit(BaseModel):
             path=hit.path,
             line_start=hit.line_start,
             line_end=hit.line_end,
+            match_start=hit.match_start,
+            match_end=hit.match_end,
             heading=hit.heading,
             snippet=hit.snippet(SNIPPET_WIDTH),
             block_id=hit.block_id,
@@ -47,7 +52,8 @@ class SearchHit(BaseModel):
             tier=hit.tier,
             superseded=hit.superseded,
             tags=hit.tags,
-            link=link_to(hit.path, hit.line_start, hit.block_id),
+            link=link_to(hit.path, hit.match_start, hit.block_id),
+            also_in=[link_to(p.path, p.match_start, p.block_id) for p in hit.also_in],
         )
 
 

@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any
 from ..context import BEGIN, END, MIN_BUDGET, block_of, count_tokens
 from ..errors import VaultmemError
 from ..files import is_file, read_note, resolve_in_vault, stat_note
-from ..memory.facts import Entry, Fact, daily_date, parse_entries, parse_entry, without_fields
+from ..memory.facts import Entry, parse_entries, parse_entry, without_fields
 from ..memory.remember import ECHO_MARKERS, daily_note_path
 from ..memory.tiers import mark_hits
 from ..parse import parse_document
-from ..search import Hit
+from ..results import MENTION, memory_of
+from ..search import Hit, link_to
 
 if TYPE_CHECKING:
     from ..vault import Vault
@@ -36,9 +37,7 @@ if TYPE_CHECKING:
 MARKER = "<!-- vaultmem:context -->"
 RECALL_HITS = 30  # hits asked of search; more than any sensible budget shows
 _WORDS_MAX = 300  # characters of one line's words shown in the block
-_MENTION = re.compile(r"\(([A-Za-z0-9-]+)\)\s*$")  # MEMORY.md cites a fact as "(fID)"
 _HEADING = re.compile(r"#{1,6}\s")
-_NOTE_SUFFIX = re.compile(r"\.(md|markdown)$", re.IGNORECASE)
 _BOOKKEEPING = ("session", "agent")  # fields a prompt does not need (ids, not words)
 
 
@@ -239,7 +238,7 @@ def _memory_items(vault: Vault) -> list[Item]:
         if not line.strip() or any(marker in line for marker in ECHO_MARKERS):
             continue
         shown = deeper + line if _HEADING.match(line) else line
-        mention = _MENTION.search(line)
+        mention = MENTION.search(line)
         keys = frozenset({f"MEMORY.md:{number}", *([mention.group(1)] if mention else [])})
         items.append(Item(shown.rstrip(), line.strip(), "MEMORY.md", number, keys=keys))
     return items
@@ -247,22 +246,24 @@ def _memory_items(vault: Vault) -> list[Item]:
 
 def _recall_items(vault: Vault, query: str, agent: str | None, today: dt.date) -> list[Item]:
     """The hits for ``query``, one item per memory, best first; struck lines left out."""
-    hits = vault.search(query, limit=RECALL_HITS, agent=agent, track=False, today=today)
+    # Search gives one hit per memory (results.py); the block cites single lines.
+    hits = vault.search(query, limit=RECALL_HITS, agent=agent, track=False, today=today, context=0)
     items: list[Item] = []
     seen: set[str] = set()
     for hit in hits:
         hit = _cited_fact(vault, hit, today)
         if hit.superseded:
             continue
-        keys, stale = _memory_keys(vault, hit)
-        if stale or keys & seen:
+        memory = memory_of(vault.db.conn, hit)
+        if memory.stale or memory.keys & seen:  # a MEMORY.md line and its fact: once
             continue
+        keys = memory.keys
         seen |= keys
-        entry = parse_entry(hit.text.split("\n", 1)[0], hit.line_start)
-        words = entry.text if entry is not None else " ".join(hit.text.split())
+        entry = parse_entry(hit.matched.split("\n", 1)[0], hit.match_start)
+        words = entry.text if entry is not None else " ".join(hit.matched.split())
         if len(words) > _WORDS_MAX:
             words = words[: _WORDS_MAX - 1] + "…"
-        item = Item("", words, hit.path, hit.line_start, hit.block_id, _link(hit), keys)
+        item = Item("", words, hit.path, hit.match_start, hit.block_id, _link(hit), keys)
         item.shown = _cited(words, item)
         items.append(item)
     return items
@@ -271,7 +272,7 @@ def _recall_items(vault: Vault, query: str, agent: str | None, today: dt.date) -
 def _cited_fact(vault: Vault, hit: Hit, today: dt.date) -> Hit:
     """For a line of ``MEMORY.md`` that cites a fact as ``(fID)``: the fact's own line,
     which says where the memory lives; any other hit as it is."""
-    mention = _MENTION.search(hit.text.split("\n", 1)[0]) if hit.path == "MEMORY.md" else None
+    mention = MENTION.search(hit.matched.split("\n", 1)[0]) if hit.path == "MEMORY.md" else None
     if mention is None:
         return hit
     for path, start, end, text in vault.db.with_block_id(mention.group(1)):
@@ -282,42 +283,8 @@ def _cited_fact(vault: Vault, hit: Hit, today: dt.date) -> Hit:
     return hit
 
 
-def link_to(path: str, line: int, block_id: str | None) -> str:
-    """How to cite a line: ``[[memory/2026-11-20#^id]]`` when it has a block id (the path
-    keeps it from resolving to a same-named note elsewhere in an Obsidian vault; Obsidian
-    opens it at the line), else ``path:line``."""
-    if block_id:
-        return f"[[{_NOTE_SUFFIX.sub('', path)}#^{block_id}]]"
-    return f"{path}:{line}"
-
-
 def _link(hit: Hit) -> str | None:
-    return link_to(hit.path, hit.line_start, hit.block_id) if hit.block_id else None
-
-
-def _memory_keys(vault: Vault, hit: Hit) -> tuple[frozenset[str], bool]:
-    """What names the memory a hit holds (its ``DATE#id``, fact ids, sources), and whether
-    a fact distilled from it is struck (the line is then history, not a current memory)."""
-    keys = {f"{hit.path}:{hit.line_start}"}
-    entry = parse_entry(hit.text.split("\n", 1)[0], hit.line_start)
-    day = daily_date(hit.path)
-    stale = False
-    if day and hit.block_id:
-        keys.add(f"{day}#{hit.block_id}")
-        # Facts cite their line by date; path-qualified links name the same line.
-        spellings = (f"[[{day}#^{hit.block_id}]]", f"[[memory/{day}#^{hit.block_id}]]")
-        for block, text in vault.db.citing(*spellings):
-            fact = parse_entry(text.split("\n", 1)[0])
-            stale = stale or (fact is not None and fact.struck)
-            keys |= {block} if block else set()
-    elif hit.path.startswith(("facts/", "archive/")) and entry is not None:
-        fact_line = Fact(hit.path, entry)
-        keys |= {fact_line.id} if fact_line.id else set()
-        keys |= set(fact_line.sources)
-    elif hit.path == "MEMORY.md":
-        mention = _MENTION.search(hit.text.split("\n", 1)[0])
-        keys |= {mention.group(1)} if mention else set()
-    return frozenset(keys), stale
+    return link_to(hit.path, hit.match_start, hit.block_id) if hit.block_id else None
 
 
 def daily_notes(vault: Vault, day: dt.date) -> list[str]:

@@ -13,9 +13,10 @@ from typing import Any
 
 import click
 
+from ..config import MAX_CONTEXT
 from ..files import shown_path
 from ..indexing import IndexReport
-from ..search import MAX_LIMIT, highlight_spans, parse_query
+from ..search import MAX_LIMIT, Hit, Query, highlight_spans, parse_query
 from ..vault import Vault
 from .common import (
     FreeTextCommand,
@@ -155,6 +156,14 @@ def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
 )
 @click.option("--all", "include_archive", is_flag=True, help="Search the archive too.")
 @click.option("--agent", callback=utf8, help="Leave out other agents' lines ([agent:: NAME]).")
+@click.option(
+    "--context",
+    "-C",
+    type=click.IntRange(0, MAX_CONTEXT),
+    default=None,
+    metavar="N",
+    help="Lines shown before and after each hit [search.context_lines: 1].",
+)
 @json_option
 @vault_option
 def search(
@@ -167,6 +176,7 @@ def search(
     url: str | None,
     include_archive: bool,
     agent: str | None,
+    context: int | None,
     as_json: bool,
     vault_path: Path | None,
 ) -> None:
@@ -175,7 +185,9 @@ def search(
     Words are OR-ed and chunks holding more of them rank first; "quoted phrases" and
     prefix* keep their meaning; Chinese, Japanese and Korean work without spaces.
     Exit code 0 with hits, 1 with none (with --json: 0 and []). With --agent NAME,
-    other agents' lines are left out; lines that name no agent are kept.
+    other agents' lines are left out; lines that name no agent are kept. One memory is
+    shown once (a daily line, its fact and MEMORY.md's line: "also in"), with the lines
+    around it (--context N, like grep -C).
 
     Example: vaultmem search "budget review" --since 2026-01-01 --json
     """
@@ -192,19 +204,38 @@ def search(
             url=url,
             include_archive=include_archive,
             agent=agent,
+            context=context,
         )
     if as_json:
         echo_json([hit.as_dict() for hit in hits])
     else:
         parsed = parse_query(query)
         for hit in hits:
-            heading = f"  {click.style(hit.heading, fg='cyan')}" if hit.heading else ""
-            where = f"{shown_path(hit.path)}:{hit.line_start}"
-            click.echo(f"{click.style(where, fg='green')}{heading}")
-            click.echo(f"    {_snippet(hit.text, highlight_spans(parsed, hit.text))}")
+            _echo_hit(hit, parsed)
         if not hits:
             click.echo("no matches", err=True)
             sys.exit(1)  # grep's convention; with --json, [] says it (agents read 1 as failure)
+
+
+def _echo_hit(hit: Hit, parsed: Query) -> None:
+    """A hit as a few lines: where its matched lines are, them (query words marked), the
+    context lines around them dimmed behind a ``·``, and the other places of its memory."""
+    heading = f"  {click.style(hit.heading, fg='cyan')}" if hit.heading else ""
+    where = f"{shown_path(hit.path)}:{hit.match_start}"
+    click.echo(f"{click.style(where, fg='green')}{heading}")
+    lines = hit.text.split("\n")
+    first, last = hit.match_start - hit.line_start, hit.match_end - hit.line_start + 1
+
+    def context(part: list[str]) -> None:
+        for line in filter(str.strip, part):
+            click.echo(click.style(f"  · {_snippet(line, [])}", dim=True))
+
+    context(lines[:first])
+    click.echo(f"    {_snippet(hit.matched, highlight_spans(parsed, hit.matched))}")
+    context(lines[last:])
+    if hit.also_in:
+        places = ", ".join(f"{shown_path(p.path)}:{p.match_start}" for p in hit.also_in)
+        click.echo(click.style(f"    also in: {places}", fg="magenta"))
 
 
 @cli.command()
