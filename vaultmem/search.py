@@ -40,6 +40,17 @@ _CHUNK_DATE = "COALESCE(c.date, f.date, date(f.mtime_ns / 1000000000, 'unixepoch
 _WEIGHTS = "1.0, 0.5, 1.0"
 _TOKEN = re.compile(r'"([^"]*)"?|([^\s"]+)')
 _WORD = re.compile(r"[^\W_]+")
+# An English clitic after a letter: "Jolene's" is asked as "jolene", "I'm" as "i". Without
+# this the apostrophe splits off a one-letter word ("s", "m", "t") that matches every
+# "it's" in the vault. A word ending in "n't" is a negated auxiliary (don't, can't, won't):
+# a function word, dropped whole, so "won't" never asks for "won" (the past of "win").
+_NEGATION = re.compile(r"[^\W_]+n['\u2019]t(?![^\W_])", re.IGNORECASE)
+_CLITIC = re.compile(r"(?<=[^\W\d_])['\u2019](?:s|m|d|ll|re|ve)(?![^\W_])", re.IGNORECASE)
+# Month names are never stop words when capitalised: "May" the month is a search term,
+# "may" the verb (lowercase) is still dropped.
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
 # English endings a query word drops before it is asked as a prefix (first match wins).
 _SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly", "e")
 
@@ -146,6 +157,18 @@ def _stem(word: str) -> str:
     return word
 
 
+def _words(text: str) -> list[str]:
+    """The words of a piece of query text, as typed, without English clitics."""
+    return _WORD.findall(_CLITIC.sub("", _NEGATION.sub(" ", text)))
+
+
+def _is_stop(word: str) -> bool:
+    lowered = word.lower()
+    if lowered in _MONTHS and word[:1].isupper():
+        return False
+    return lowered in STOP_WORDS
+
+
 def _word_pattern(words: list[str]) -> re.Pattern[str]:
     """Whole words in order, separated by anything that is not a word (for coverage)."""
     inner = r"(?![^\W_])\W+".join(re.escape(w) for w in words)
@@ -206,7 +229,8 @@ def parse_query(text: str) -> Query:
     stop_only: list[Unit] = []
     for piece, is_phrase, is_prefix in pieces:
         latin, runs = split_cjk(piece)
-        words = [w.lower() for w in _WORD.findall(latin)]
+        raw_words = _words(latin)
+        words = [w.lower() for w in raw_words]
         if is_phrase:
             parts = _latin_units(words, False, True)
             parts += [u for run in runs for u in _cjk_units(run, split=False)]
@@ -215,7 +239,7 @@ def parse_query(text: str) -> Query:
             else:
                 units.extend(parts)
             continue
-        if not is_prefix and words and all(w in STOP_WORDS for w in words):
+        if not is_prefix and words and all(_is_stop(w) for w in raw_words):
             stop_only.extend(_latin_units(words, False, False))
             words = []
         units.extend(_latin_units(words, is_prefix and not runs, False))
