@@ -36,8 +36,8 @@ OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 MAX_LIMIT = 1_000_000
 # A chunk's date: its own field, else its note's date, else the day the note was modified.
 _CHUNK_DATE = "COALESCE(c.date, f.date, date(f.mtime_ns / 1000000000, 'unixepoch', 'localtime'))"
-# bm25 weights of the FTS columns body, heading, cjk.
-_WEIGHTS = "1.0, 0.5, 1.0"
+# bm25 weights of the FTS columns body, heading, cjk, name.
+_WEIGHTS = "1.0, 0.5, 1.0, 2.0"
 _TOKEN = re.compile(r'"([^"]*)"?|([^\s"]+)')
 _WORD = re.compile(r"[^\W_]+")
 # An English clitic after a letter: "Jolene's" is asked as "jolene", "I'm" as "i". Without
@@ -179,7 +179,7 @@ def _latin_units(words: list[str], prefix: bool, phrase: bool) -> list[Unit]:
     if not words:
         return []
     if phrase and len(words) > 1:
-        fts = '{body heading} : "' + " ".join(words) + '"'
+        fts = '{body heading name} : "' + " ".join(words) + '"'
         return [Unit(fts, pattern=_word_pattern(words))]
     units = [_word_unit(w) for w in words]
     if prefix:
@@ -194,23 +194,23 @@ def _word_unit(word: str) -> Unit:
     # -> "creat"* (create, created, creator). Three-letter words stay exact ("art").
     stem = _stem(word)
     if len(stem) < 3 or (len(stem) == 3 and stem == word):
-        return Unit(f'{{body heading}} : "{word}"', pattern=_word_pattern([word]))
+        return Unit(f'{{body heading name}} : "{word}"', pattern=_word_pattern([word]))
     return _prefix_unit(stem)
 
 
 def _prefix_unit(prefix: str) -> Unit:
     pattern = re.compile(r"(?<![^\W_])" + re.escape(prefix))
-    return Unit(f'{{body heading}} : "{prefix}"*', pattern=pattern)
+    return Unit(f'{{body heading name}} : "{prefix}"*', pattern=pattern)
 
 
 def _cjk_units(run: str, split: bool) -> list[Unit]:
     grams = bigrams(run)
-    exact = Unit(f'cjk : "{" ".join(grams)}"', needle=run, run=run if split else None)
+    exact = Unit(f'{{cjk name}} : "{" ".join(grams)}"', needle=run, run=run if split else None)
     if not split or len(grams) == 1:
         return [exact]
     # A long run may not occur verbatim: FTS5 is also asked for each bigram on its own, and
     # the run's unit credits a chunk for the part of the run it holds.
-    parts = [Unit(f'cjk : "{g}"', needle=g, counts=False) for g in dict.fromkeys(grams)]
+    parts = [Unit(f'{{cjk name}} : "{g}"', needle=g, counts=False) for g in dict.fromkeys(grams)]
     return [exact, *parts]
 
 
@@ -326,7 +326,8 @@ def search(
     limit = min(limit, MAX_LIMIT)
     pool = max(limit * 10, 200)
     columns = (
-        "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id, c.block_id"
+        "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id,"
+        " c.block_id, (SELECT names FROM files WHERE path = c.path)"
     )
     if not match:
         sql = (
@@ -354,8 +355,10 @@ def search(
             f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
         )
     rows = conn.execute(sql, [*params, pool]).fetchall()
-    ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[9]))[:limit]
-    hits = [Hit(r[1], r[2], r[3], r[4], -r[9], r[5], [], r[6], r[7], r[8]) for r in ranked]
+    ranked = sorted(rows, key=lambda r: (-parsed.coverage(f"{r[5]}\n{r[4]}\n{r[9] or ''}"), r[10]))[
+        :limit
+    ]
+    hits = [Hit(r[1], r[2], r[3], r[4], -r[10], r[5], [], r[6], r[7], r[8]) for r in ranked]
     _attach_tags(conn, hits, [r[0] for r in ranked])
     return hits
 
