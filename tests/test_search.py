@@ -173,7 +173,8 @@ def test_parse_query_never_passes_syntax_through() -> None:
         '({body heading name} : "meet"*) OR ({body heading name} : "art")'
     )
     assert parse_query("飞书插件").match.startswith('({cjk name} : "飞书 书插 插件")')
-    assert parse_query("the").match == '({body heading name} : "the")'  # stop words alone still search
+    # stop words alone still search
+    assert parse_query("the").match == '({body heading name} : "the")'
 
 
 @pytest.fixture(scope="module")
