@@ -9,17 +9,20 @@ Tables:
   not ours, or a corrupt file is deleted and rebuilt from the files, never migrated.
 * ``files``: one row per note: ``size`` and ``mtime_ns`` (the cheap stat check), ``hash``
   (the content check), ``indexed_ns`` (when we read it), ``date`` (from a daily note's name
-  or the ``date``/``created`` property), ``frontmatter`` and parse ``warnings`` as JSON. A
+  or the ``date``/``created`` property), ``frontmatter`` and parse ``warnings`` as JSON,
+  ``names`` (file name, title, aliases: ``terms.note_names``). A
   skipped file (binary, too large, symlink) has a row with its warning and no chunks.
 * ``chunks``: one row per chunk: ``path``, ``chunk_id`` (stable, see ``chunk.py``), ``kind``,
   ``line_start``/``line_end`` (1-based, inclusive), ``heading`` path, raw ``text``,
   ``block_id`` (``^id``) and ``date`` (a ``[created:: ]`` or ``[date:: ]`` field).
   Search dates a chunk by that, else the file's ``date``, else the day of its ``mtime_ns``
   (computed at query time, so it follows the file's stat without a re-read).
-* ``chunks_fts``: FTS5 over ``body``, ``heading`` and ``cjk`` (see ``terms.py``), rowid =
-  ``chunks.id``, ``unicode61`` tokenizer (no stemmer; see ``search.py``). It is
-  *contentless*: the text lives once, in ``chunks``, and a row is deleted by handing FTS5
-  its column values again, recomputed from ``chunks`` by ``terms.fts_columns``.
+* ``chunks_fts``: FTS5 over ``body``, ``heading``, ``cjk`` and ``name`` (see ``terms.py``),
+  rowid = ``chunks.id``, ``unicode61`` tokenizer (no stemmer; see ``search.py``). It is
+  *contentless*: the text lives once, in ``chunks`` (and the note's names in
+  ``files.names``), and a row is deleted by handing FTS5 its column values again,
+  recomputed by ``terms.fts_columns`` and ``terms.name_column``. The front matter chunk has
+  no row: it is never a hit, its values are reached as fields (names, tags, date).
 * ``tags`` (``chunk`` NULL for frontmatter tags; ``tag_key`` is the case-folded tag, since
   SQLite's ``lower()`` folds only ASCII), ``links`` and ``fields``: the Obsidian syntax of
   each chunk, for filters and later graph features.
@@ -45,15 +48,15 @@ from typing import Any
 
 from .chunk import Chunk
 from .errors import IndexLockedError, VaultmemError
-from .terms import fts_columns
+from .terms import fts_columns, name_column
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE files (
     path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_ns INTEGER,
-    date TEXT, frontmatter TEXT, warnings TEXT, chunks INTEGER NOT NULL DEFAULT 0
+    date TEXT, frontmatter TEXT, warnings TEXT, chunks INTEGER NOT NULL DEFAULT 0, names TEXT
 );
 CREATE TABLE chunks (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, chunk_id TEXT NOT NULL, kind TEXT NOT NULL,
@@ -66,7 +69,7 @@ CREATE TABLE links (path TEXT NOT NULL, chunk INTEGER NOT NULL, target TEXT NOT 
 CREATE TABLE fields (path TEXT NOT NULL, chunk INTEGER NOT NULL, key TEXT NOT NULL,
                      value TEXT NOT NULL);
 CREATE VIRTUAL TABLE chunks_fts USING fts5 (
-    body, heading, cjk, content = '', tokenize = 'unicode61 remove_diacritics 2'
+    body, heading, cjk, name, content = '', tokenize = 'unicode61 remove_diacritics 2'
 );
 """
 # Secondary indexes. A bulk build into an empty index creates them after the rows are in,
@@ -85,6 +88,12 @@ CREATE INDEX IF NOT EXISTS fields_path ON fields (path);
 CREATE INDEX IF NOT EXISTS fields_chunk ON fields (chunk);
 """
 
+# The chunks that have an FTS row. Front matter is never a hit: its values are the note's
+# names, tags and date, which search reaches as fields (the name column, --tag, --since).
+# Front matter that is not readable YAML (stored as "{}") has no fields: its lines are
+# searched as text.
+_SEARCHED = "(c.kind <> 'frontmatter' OR f.frontmatter = '{}')"
+
 
 @dataclass(frozen=True)
 class FileRecord:
@@ -98,6 +107,7 @@ class FileRecord:
     frontmatter: dict[str, Any]
     tags: tuple[str, ...]
     warnings: tuple[str, ...]
+    names: str = ""  # see ``terms.note_names``
 
 
 @dataclass(frozen=True)
@@ -355,6 +365,7 @@ class Index:
         """
         conn = self.conn
         path = record.path
+        stored = None if self._bulk else self._names_of(path)
         # In a bulk build the path cannot be indexed yet (and there is no path index).
         old = (
             {}
@@ -375,10 +386,12 @@ class Index:
             elif (kept[1], kept[2]) != (chunk.line_start, chunk.line_end):
                 moved.append((chunk.line_start, chunk.line_end, kept[0]))
         self._delete_chunks([v[0] for v in old.values()])
+        if stored is not None and stored != record.names:
+            self._rename_chunks(path, stored, record.names)
         if moved:
             conn.executemany("UPDATE chunks SET line_start = ?, line_end = ? WHERE id = ?", moved)
         if fresh:
-            self._insert_chunks(path, fresh)
+            self._insert_chunks(path, fresh, record)
         if not self._bulk:
             conn.execute("DELETE FROM tags WHERE path = ? AND chunk IS NULL", (path,))
         conn.executemany(
@@ -386,7 +399,7 @@ class Index:
             [(path, tag, tag.casefold()) for tag in record.tags],
         )
         conn.execute(
-            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 path,
                 record.size,
@@ -397,12 +410,40 @@ class Index:
                 json.dumps(record.frontmatter, ensure_ascii=False, default=str),
                 json.dumps(list(record.warnings), ensure_ascii=False) if record.warnings else None,
                 len(chunks),
+                record.names,
             ),
         )
         return len(fresh)
 
-    def _insert_chunks(self, path: str, chunks: list[Chunk]) -> None:
+    def _names_of(self, path: str) -> str | None:
+        row = self.conn.execute("SELECT names FROM files WHERE path = ?", (path,)).fetchone()
+        return None if row is None else str(row[0] or "")
+
+    def _rename_chunks(self, path: str, old: str, new: str) -> None:
+        """Give the FTS rows of a file's chunks its new names (a rename, an alias edited):
+        FTS5 is handed each row's old values to delete it, then the new ones."""
+        rows = self.conn.execute(
+            "SELECT c.id, c.kind, c.text, c.heading FROM chunks c JOIN files f ON f.path = c.path"
+            f" WHERE c.path = ? AND {_SEARCHED}",
+            (path,),
+        ).fetchall()
+        columns = [
+            (rowid, kind, *fts_columns(text, heading)) for rowid, kind, text, heading in rows
+        ]
+        old_name, new_name = name_column(old), name_column(new)
+        self.conn.executemany(
+            "INSERT INTO chunks_fts (chunks_fts, rowid, body, heading, cjk, name)"
+            " VALUES ('delete', ?, ?, ?, ?, ?)",
+            [(rowid, *cols, chunk_names(kind, old_name)) for rowid, kind, *cols in columns],
+        )
+        self.conn.executemany(
+            "INSERT INTO chunks_fts (rowid, body, heading, cjk, name) VALUES (?, ?, ?, ?, ?)",
+            [(rowid, *cols, chunk_names(kind, new_name)) for rowid, kind, *cols in columns],
+        )
+
+    def _insert_chunks(self, path: str, chunks: list[Chunk], record: FileRecord) -> None:
         conn = self.conn
+        name = name_column(record.names)
         row = conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()
         next_id = int(row[0]) + 1
         chunk_rows: list[tuple[object, ...]] = []
@@ -427,13 +468,16 @@ class Index:
                     date,
                 )
             )
-            fts_rows.append((rowid, chunk.fts_body, chunk.fts_heading, chunk.fts_cjk))
+            if chunk.kind != "frontmatter" or not record.frontmatter:  # see _SEARCHED
+                names = chunk_names(chunk.kind, name)
+                fts_rows.append((rowid, chunk.fts_body, chunk.fts_heading, chunk.fts_cjk, names))
             tag_rows.extend((path, rowid, tag, tag.casefold()) for tag in chunk.tags)
             link_rows.extend((path, rowid, target, int(embed)) for target, embed in chunk.links)
             field_rows.extend((path, rowid, key, value) for key, value in chunk.fields)
         conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
         conn.executemany(
-            "INSERT INTO chunks_fts (rowid, body, heading, cjk) VALUES (?, ?, ?, ?)", fts_rows
+            "INSERT INTO chunks_fts (rowid, body, heading, cjk, name) VALUES (?, ?, ?, ?, ?)",
+            fts_rows,
         )
         if tag_rows:
             conn.executemany("INSERT INTO tags VALUES (?, ?, ?, ?)", tag_rows)
@@ -447,11 +491,18 @@ class Index:
             return
         params = [(i,) for i in ids]
         marks = ",".join("?" * len(ids))
-        old = self.conn.execute(f"SELECT id, text, heading FROM chunks WHERE id IN ({marks})", ids)
+        old = self.conn.execute(
+            "SELECT c.id, c.kind, c.text, c.heading, f.names FROM chunks c"
+            f" LEFT JOIN files f ON f.path = c.path WHERE {_SEARCHED} AND c.id IN ({marks})",
+            ids,
+        )
         self.conn.executemany(
-            "INSERT INTO chunks_fts (chunks_fts, rowid, body, heading, cjk)"
-            " VALUES ('delete', ?, ?, ?, ?)",
-            [(rowid, *fts_columns(text, heading)) for rowid, text, heading in old.fetchall()],
+            "INSERT INTO chunks_fts (chunks_fts, rowid, body, heading, cjk, name)"
+            " VALUES ('delete', ?, ?, ?, ?, ?)",
+            [
+                (rowid, *fts_columns(text, heading), chunk_names(kind, name_column(names or "")))
+                for rowid, kind, text, heading, names in old.fetchall()
+            ],
         )
         self.conn.executemany("DELETE FROM tags WHERE chunk = ?", params)
         self.conn.executemany("DELETE FROM links WHERE chunk = ?", params)
@@ -515,6 +566,13 @@ class Index:
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def chunk_names(kind: str, names: str) -> str:
+    """The ``name`` column of one chunk: its note's names, except on a heading line. A
+    heading is a few words long, so bm25 would rank every heading of a note above the
+    note's content whenever its name is asked for; the content carries the name instead."""
+    return "" if kind == "heading" else names
 
 
 def _field_date(fields: tuple[tuple[str, str], ...]) -> str | None:

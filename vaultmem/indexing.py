@@ -25,6 +25,7 @@ from .errors import Interrupted
 from .files import FileStat, printable, read_note, scan_notes, stat_note
 from .index import FileRecord, Index, IndexedState
 from .parse import parse_document
+from .terms import note_names
 
 # A file modified this close to the moment we read it may change again within the same
 # mtime tick without its size changing; such "racy" files are re-hashed next time (as git does).
@@ -113,6 +114,7 @@ def _prepare(
         frontmatter=doc.frontmatter,
         tags=tuple(dict.fromkeys(doc.tags)),
         warnings=(*read.warnings, *doc.warnings),
+        names=note_names(stat.path, doc.frontmatter),
     )
     return record, make_chunks(doc.blocks, max_chars)
 

@@ -36,11 +36,22 @@ OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 MAX_LIMIT = 1_000_000
 # A chunk's date: its own field, else its note's date, else the day the note was modified.
 _CHUNK_DATE = "COALESCE(c.date, f.date, date(f.mtime_ns / 1000000000, 'unixepoch', 'localtime'))"
-# bm25 weights of the FTS columns body, heading, cjk.
-_WEIGHTS = "1.0, 0.5, 1.0"
+# bm25 weights of the FTS columns body, heading, cjk, name.
+_WEIGHTS = "1.0, 0.5, 1.0, 8.0"
 _TOKEN = re.compile(r'"([^"]*)"?|([^\s"]+)')
 _WORD = re.compile(r"[^\W_]+")
 _NOTE_SUFFIX = re.compile(r"\.(md|markdown)$", re.IGNORECASE)
+# An English clitic after a letter: "Jolene's" is asked as "jolene", "I'm" as "i". Without
+# this the apostrophe splits off a one-letter word ("s", "m", "t") that matches every
+# "it's" in the vault. A word ending in "n't" is a negated auxiliary (don't, can't, won't):
+# a function word, dropped whole, so "won't" never asks for "won" (the past of "win").
+_NEGATION = re.compile(r"[^\W_]+n['\u2019]t(?![^\W_])", re.IGNORECASE)
+_CLITIC = re.compile(r"(?<=[^\W\d_])['\u2019](?:s|m|d|ll|re|ve)(?![^\W_])", re.IGNORECASE)
+# Month names are never stop words when capitalised: "May" the month is a search term,
+# "may" the verb (lowercase) is still dropped.
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
 # English endings a query word drops before it is asked as a prefix (first match wins).
 _SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly", "e")
 
@@ -180,6 +191,18 @@ def _stem(word: str) -> str:
     return word
 
 
+def _words(text: str) -> list[str]:
+    """The words of a piece of query text, as typed, without English clitics."""
+    return _WORD.findall(_CLITIC.sub("", _NEGATION.sub(" ", text)))
+
+
+def _is_stop(word: str) -> bool:
+    lowered = word.lower()
+    if lowered in _MONTHS and word[:1].isupper():
+        return False
+    return lowered in STOP_WORDS
+
+
 def _word_pattern(words: list[str]) -> re.Pattern[str]:
     """Whole words in order, separated by anything that is not a word (for coverage)."""
     inner = r"(?![^\W_])\W+".join(re.escape(w) for w in words)
@@ -190,7 +213,7 @@ def _latin_units(words: list[str], prefix: bool, phrase: bool) -> list[Unit]:
     if not words:
         return []
     if phrase and len(words) > 1:
-        fts = '{body heading} : "' + " ".join(words) + '"'
+        fts = '{body heading name} : "' + " ".join(words) + '"'
         return [Unit(fts, pattern=_word_pattern(words))]
     units = [_word_unit(w) for w in words]
     if prefix:
@@ -205,23 +228,23 @@ def _word_unit(word: str) -> Unit:
     # -> "creat"* (create, created, creator). Three-letter words stay exact ("art").
     stem = _stem(word)
     if len(stem) < 3 or (len(stem) == 3 and stem == word):
-        return Unit(f'{{body heading}} : "{word}"', pattern=_word_pattern([word]))
+        return Unit(f'{{body heading name}} : "{word}"', pattern=_word_pattern([word]))
     return _prefix_unit(stem)
 
 
 def _prefix_unit(prefix: str) -> Unit:
     pattern = re.compile(r"(?<![^\W_])" + re.escape(prefix))
-    return Unit(f'{{body heading}} : "{prefix}"*', pattern=pattern)
+    return Unit(f'{{body heading name}} : "{prefix}"*', pattern=pattern)
 
 
 def _cjk_units(run: str, split: bool) -> list[Unit]:
     grams = bigrams(run)
-    exact = Unit(f'cjk : "{" ".join(grams)}"', needle=run, run=run if split else None)
+    exact = Unit(f'{{cjk name}} : "{" ".join(grams)}"', needle=run, run=run if split else None)
     if not split or len(grams) == 1:
         return [exact]
     # A long run may not occur verbatim: FTS5 is also asked for each bigram on its own, and
     # the run's unit credits a chunk for the part of the run it holds.
-    parts = [Unit(f'cjk : "{g}"', needle=g, counts=False) for g in dict.fromkeys(grams)]
+    parts = [Unit(f'{{cjk name}} : "{g}"', needle=g, counts=False) for g in dict.fromkeys(grams)]
     return [exact, *parts]
 
 
@@ -240,7 +263,8 @@ def parse_query(text: str) -> Query:
     stop_only: list[Unit] = []
     for piece, is_phrase, is_prefix in pieces:
         latin, runs = split_cjk(piece)
-        words = [w.lower() for w in _WORD.findall(latin)]
+        raw_words = _words(latin)
+        words = [w.lower() for w in raw_words]
         if is_phrase:
             parts = _latin_units(words, False, True)
             parts += [u for run in runs for u in _cjk_units(run, split=False)]
@@ -249,7 +273,7 @@ def parse_query(text: str) -> Query:
             else:
                 units.extend(parts)
             continue
-        if not is_prefix and words and all(w in STOP_WORDS for w in words):
+        if not is_prefix and words and all(_is_stop(w) for w in raw_words):
             stop_only.extend(_latin_units(words, False, False))
             words = []
         units.extend(_latin_units(words, is_prefix and not runs, False))
@@ -336,7 +360,8 @@ def search(
     limit = min(limit, MAX_LIMIT)
     pool = max(limit * 10, 200)
     columns = (
-        "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id, c.block_id"
+        "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id,"
+        " c.block_id, (SELECT names FROM files WHERE path = c.path)"
     )
     if not match:
         sql = (
@@ -364,10 +389,17 @@ def search(
             f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
         )
     rows = conn.execute(sql, [*params, pool]).fetchall()
-    ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[9]))[:limit]
-    hits = [Hit(r[1], r[2], r[3], r[4], -r[9], r[5], [], r[6], r[7], r[8]) for r in ranked]
+    ranked = sorted(rows, key=lambda r: (-parsed.coverage(_scored_text(r)), r[10]))[:limit]
+    hits = [Hit(r[1], r[2], r[3], r[4], -r[10], r[5], [], r[6], r[7], r[8]) for r in ranked]
     _attach_tags(conn, hits, [r[0] for r in ranked])
     return hits
+
+
+def _scored_text(row: tuple[Any, ...]) -> str:
+    """What a candidate row's coverage is counted on: its text, heading path and, unless
+    it is a heading line, its note's names (see ``index.chunk_names``)."""
+    names = "" if row[6] == "heading" else row[9] or ""
+    return f"{row[5]}\n{row[4]}\n{names}"
 
 
 def _attach_tags(conn: sqlite3.Connection, hits: list[Hit], ids: list[int]) -> None:

@@ -10,6 +10,11 @@ chunk in two before it reaches FTS5:
 * ``cjk``: each CJK run written as its single characters and its overlapping bigrams
   (``预算表`` -> ``预 算 表 预算 算表``).
 
+A note's *names* (its file name, its ``title`` property and its ``aliases``, see
+``note_names``) are a fourth column, ``name``, of every chunk of the note, so a note is found
+by its name and a line is found by words split between it and the note's name; the names'
+CJK runs are written into that column as unigrams and bigrams too.
+
 A query word of one CJK character matches a unigram; a word of two or more becomes the
 phrase of its bigrams, which matches exactly where the word occurs as a substring. Han,
 kana and Hangul all count as CJK here.
@@ -17,7 +22,9 @@ kana and Hangul all count as CJK here.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from collections.abc import Mapping
 
 CJK_RUN = re.compile(
     "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
@@ -62,3 +69,40 @@ def fts_columns(text: str, heading: str) -> tuple[str, str, str]:
     body, runs = split_cjk(text)
     heading_text, heading_runs = split_cjk(heading)
     return body, heading_text, cjk_terms(runs + heading_runs)
+
+
+def name_column(names: str) -> str:
+    """The ``name`` FTS column of every chunk of a note with these ``names``."""
+    latin, runs = split_cjk(names)
+    return f"{latin} {cjk_terms(runs)}" if runs else latin
+
+
+_DATE_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+# English, whatever the locale: the query side keeps capitalised month names (search.py).
+_MONTH_NAMES = (
+    "January February March April May June July August September October November December"
+).split()
+
+
+def note_names(path: str, frontmatter: Mapping[str, object]) -> str:
+    """A note's names, one a line: its file name without ``.md``, its ``title`` property
+    and its ``aliases`` (or ``alias``), as Obsidian shows and links them. A file named by a
+    date (a daily note) is also named by that date in words (``2023-12-04``: ``December 4
+    2023``), as people ask for it."""
+    stem = path.rsplit("/", 1)[-1]
+    stem = stem[:-3] if stem.lower().endswith(".md") else stem
+    names = [stem]
+    date = _DATE_NAME.fullmatch(stem)
+    if date:
+        try:
+            day = dt.date(int(date[1]), int(date[2]), int(date[3]))
+        except ValueError:
+            pass
+        else:
+            names.append(f"{_MONTH_NAMES[day.month - 1]} {day.day} {day.year}")
+    for key in ("title", "aliases", "alias"):
+        value = frontmatter.get(key)
+        values = value if isinstance(value, list) else [value]
+        # A YAML alias may read as a number (2049) or a date; true/false is no name.
+        names.extend(str(v).strip() for v in values if v is not None and not isinstance(v, bool))
+    return "\n".join(dict.fromkeys(n for n in names if n))

@@ -1,0 +1,166 @@
+"""Keyword search finds what a question means: possessives, month names, note names, and
+front matter that is never a hit (issue 14)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import copy_shared, write
+
+from vaultmem import Vault
+
+
+def texts(hits: list) -> list[str]:  # type: ignore[type-arg]
+    return [h.matched for h in hits]  # the matched lines, without their context
+
+
+@pytest.fixture
+def chat(vault: Vault) -> Vault:
+    write(
+        vault.root,
+        "memory/2026-06-02.md",
+        (
+            "# 2026-06-02\n\n"
+            "- Jolene started yoga three years ago ^c1\n"
+            "- it's raining again, it's cold ^c2\n"
+            "- I'm tired and I'd rather stay in ^c3\n"
+            "- We won the cup at the tournament ^c4\n"
+            "- In May we visited Ohio ^c5\n"
+            "- the server could break tonight ^c6\n"
+        ),
+    )
+    vault.index()
+    return vault
+
+
+@pytest.mark.parametrize("apostrophe", ["'", "\u2019"])
+@pytest.mark.parametrize("clitic", ["s", "m", "d", "ll", "re", "ve"])
+def test_an_english_clitic_is_not_a_search_term(chat: Vault, apostrophe: str, clitic: str) -> None:
+    hits = chat.search(f"Jolene{apostrophe}{clitic} yoga")
+    assert texts(hits) == ["- Jolene started yoga three years ago ^c1"]
+
+
+@pytest.mark.parametrize("word", ["won't", "Can\u2019t", "don't", "isn't"])
+def test_a_negated_auxiliary_is_a_function_word(chat: Vault, word: str) -> None:
+    # "won't" must not ask for "won" (or the stray "t"): only "cold" is a search term.
+    assert texts(chat.search(f"{word} cold")) == ["- it's raining again, it's cold ^c2"]
+
+
+def test_a_capitalised_month_name_is_a_search_term(chat: Vault) -> None:
+    assert texts(chat.search("Where did we go in May?")) == ["- In May we visited Ohio ^c5"]
+
+
+def test_may_the_lowercase_verb_stays_a_stop_word(chat: Vault) -> None:
+    assert texts(chat.search("what may break")) == ["- the server could break tonight ^c6"]
+
+
+# -- a note is found by its names: file name, title, aliases --------------------------------
+
+ZELDA = "References/The Legend of Zelda Breath of the Wild.md"
+
+
+@pytest.fixture
+def library(vault: Vault) -> Vault:
+    write(
+        vault.root,
+        ZELDA,
+        (
+            "---\naliases: [BotW]\ntags: [games]\nstatus: drafting\ndate: 2024-03-09\n---\n"
+            "An open-world game I finished last winter.\n\n"
+            "- Best moment: the first glider jump\n"
+        ),
+    )
+    write(vault.root, "Books/The Machine Stops.md", "A short story by E. M. Forster, 1909.\n")
+    write(
+        vault.root,
+        "memory/2026-01-10.md",
+        "# 2026-01-10\n\n- the coffee machine broke again ^m1\n- it stops raining at noon ^m2\n",
+    )
+    write(vault.root, "笔记/项目计划.md", "第一阶段在三月完成。\n")
+    vault.index()
+    return vault
+
+
+def test_a_note_is_found_by_a_word_of_its_file_name(library: Vault) -> None:
+    hits = library.search("Zelda")
+    assert hits and {h.path for h in hits} == {ZELDA}
+
+
+def test_a_note_named_by_the_query_comes_before_lines_holding_its_words(library: Vault) -> None:
+    assert library.search("The Machine Stops")[0].path == "Books/The Machine Stops.md"
+
+
+def test_a_note_is_found_by_its_alias_and_by_a_cjk_file_name(library: Vault) -> None:
+    assert library.search("botw")[0].path == ZELDA
+    assert library.search("项目计划")[0].path == "笔记/项目计划.md"
+    assert library.search("计划")[0].path == "笔记/项目计划.md"
+
+
+def test_front_matter_is_never_a_hit_but_its_fields_still_filter(library: Vault) -> None:
+    assert library.search("drafting") == []  # a value only the front matter holds
+    assert library.search("aliases status") == []
+    assert {h.path for h in library.search("glider", tag="games")} == {ZELDA}
+    assert {h.path for h in library.search("glider", since="2024-03-09")} == {ZELDA}
+    assert library.search("glider", until="2024-03-08") == []
+
+
+def test_front_matter_that_is_not_yaml_is_searched_as_text(vault: Vault) -> None:
+    write(vault.root, "broken.md", "---\nstatus: [drafting\n---\nBody.\n")
+    vault.index()
+    assert [h.match_start for h in vault.search("drafting")] == [2]
+
+
+def test_a_renamed_note_or_an_edited_alias_is_found_by_its_new_name_only(library: Vault) -> None:
+    old = library.root / ZELDA
+    new = library.root / "References/Tears of the Kingdom.md"
+    text = old.read_text().replace("[BotW]", "[TotK]")
+    old.unlink()
+    new.write_text(text.replace("last winter", "last spring"))
+    library.index()
+    assert library.search("Zelda") == []
+    assert library.search("BotW") == []
+    assert {h.path for h in library.search("TotK")} == {"References/Tears of the Kingdom.md"}
+    # Renamed with unchanged content: the chunks keep their rows, their names change.
+    moved = library.root / "References/Kingdom.md"
+    new.rename(moved)
+    library.index()
+    assert library.search("Tears") == []
+    assert {h.path for h in library.search("Kingdom")} == {"References/Kingdom.md"}
+    # The contentless FTS table was handed the exact old values on each change: it holds
+    # the same terms as an index built from scratch.
+    updated = fts_terms(library)
+    library.reindex()
+    assert updated == fts_terms(library)
+
+
+def fts_terms(vault: Vault) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(vault.index_path)
+    conn.execute("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, chunks_fts, 'col')")
+    rows = conn.execute("SELECT term, col, doc, cnt FROM temp.terms ORDER BY 1, 2").fetchall()
+    conn.close()
+    return rows
+
+
+def test_a_daily_note_is_found_by_its_date_in_words(vault: Vault) -> None:
+    write(vault.root, "memory/2023-12-04.md", "# 2023-12-04\n\n- Sam went hiking ^a1\n")
+    write(vault.root, "memory/2023-11-20.md", "# 2023-11-20\n\n- Sam went swimming ^b1\n")
+    vault.index()
+    hits = vault.search("What was Sam doing on December 4, 2023?")
+    assert hits[0].matched == "- Sam went hiking ^a1"
+    assert vault.search("Where did Sam go in November?")[0].matched == "- Sam went swimming ^b1"
+
+
+def test_obsidian_help_notes_are_found_by_a_title_word_missing_from_their_body(
+    tmp_path: Path,
+) -> None:
+    root = copy_shared("corpora/obsidian-help/en", tmp_path / "help")
+    note = root / "Obsidian Sync/Frequently asked questions.md"
+    assert "frequently" not in note.read_text().lower()
+    Vault.init(root)
+    vault = Vault(root)
+    vault.index()
+    assert vault.search("frequently")[0].path == "Obsidian Sync/Frequently asked questions.md"
+    hits = vault.search("Social media link previews")
+    assert hits[0].path == "Obsidian Publish/Social media link previews.md"
