@@ -264,6 +264,64 @@ def search(
     match = parsed.match
     if (not match and not url) or limit <= 0:
         return []
+    where, params = filter_sql(
+        path_glob=path_glob,
+        tag=tag,
+        since=since,
+        until=until,
+        url=url,
+        exclude_glob=exclude_glob,
+        agent=agent,
+    )
+    limit = min(limit, MAX_LIMIT)
+    pool = max(limit * 10, 200)
+    columns = (
+        "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id, c.block_id"
+    )
+    if not match:
+        sql = (
+            f"SELECT {columns}, 0 FROM chunks c JOIN files f ON f.path = c.path"
+            f" WHERE {' AND '.join(where)} ORDER BY c.path, c.line_start LIMIT ?"
+        )
+        rows = conn.execute(sql, [*params, limit]).fetchall()
+        hits = [Hit(r[1], r[2], r[3], r[4], 0.0, r[5], [], r[6], r[7], r[8]) for r in rows]
+        _attach_tags(conn, hits, [r[0] for r in rows])
+        return hits
+    where.insert(0, "chunks_fts MATCH ?")
+    params.insert(0, match)
+    if len(where) == 1:
+        # No filters: let FTS5 pick the best candidates alone, then join only those rows.
+        sql = (
+            f"SELECT {columns}, m.rank FROM (SELECT rowid, bm25(chunks_fts, {_WEIGHTS}) AS rank"
+            " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS m"
+            " JOIN chunks c ON c.id = m.rowid ORDER BY m.rank"
+        )
+    else:
+        sql = (
+            f"SELECT {columns}, bm25(chunks_fts, {_WEIGHTS}) AS rank"
+            " FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+            " JOIN files f ON f.path = c.path"
+            f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
+        )
+    rows = conn.execute(sql, [*params, pool]).fetchall()
+    ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[9]))[:limit]
+    hits = [Hit(r[1], r[2], r[3], r[4], -r[9], r[5], [], r[6], r[7], r[8]) for r in ranked]
+    _attach_tags(conn, hits, [r[0] for r in ranked])
+    return hits
+
+
+def filter_sql(
+    *,
+    path_glob: str | None = None,
+    tag: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    url: str | None = None,
+    exclude_glob: str | None = None,
+    agent: str | None = None,
+) -> tuple[list[str], list[Any]]:
+    """The WHERE clauses (over ``chunks c JOIN files f``) and parameters of search's filters
+    (see ``search``); every search mode uses them."""
     where: list[str] = []
     params: list[Any] = []
     if path_glob:
@@ -299,40 +357,28 @@ def search(
             " AND lower(a.value) <> lower(?))"
         )
         params.append(agent)
-    limit = min(limit, MAX_LIMIT)
-    pool = max(limit * 10, 200)
-    columns = (
-        "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id, c.block_id"
-    )
-    if not match:
-        sql = (
-            f"SELECT {columns}, 0 FROM chunks c JOIN files f ON f.path = c.path"
-            f" WHERE {' AND '.join(where)} ORDER BY c.path, c.line_start LIMIT ?"
+    return where, params
+
+
+def hits_for_rows(conn: sqlite3.Connection, ids: list[int], scores: list[float]) -> list[Hit]:
+    """``Hit``s for chunk rows, in the order given, with their tags (rows gone are skipped)."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = {
+        r[0]: r
+        for r in conn.execute(
+            "SELECT id, path, line_start, line_end, heading, text, kind, chunk_id, block_id"
+            f" FROM chunks WHERE id IN ({marks})",
+            ids,
         )
-        rows = conn.execute(sql, [*params, limit]).fetchall()
-        hits = [Hit(r[1], r[2], r[3], r[4], 0.0, r[5], [], r[6], r[7], r[8]) for r in rows]
-        _attach_tags(conn, hits, [r[0] for r in rows])
-        return hits
-    where.insert(0, "chunks_fts MATCH ?")
-    params.insert(0, match)
-    if len(where) == 1:
-        # No filters: let FTS5 pick the best candidates alone, then join only those rows.
-        sql = (
-            f"SELECT {columns}, m.rank FROM (SELECT rowid, bm25(chunks_fts, {_WEIGHTS}) AS rank"
-            " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS m"
-            " JOIN chunks c ON c.id = m.rowid ORDER BY m.rank"
-        )
-    else:
-        sql = (
-            f"SELECT {columns}, bm25(chunks_fts, {_WEIGHTS}) AS rank"
-            " FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
-            " JOIN files f ON f.path = c.path"
-            f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
-        )
-    rows = conn.execute(sql, [*params, pool]).fetchall()
-    ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[9]))[:limit]
-    hits = [Hit(r[1], r[2], r[3], r[4], -r[9], r[5], [], r[6], r[7], r[8]) for r in ranked]
-    _attach_tags(conn, hits, [r[0] for r in ranked])
+    }
+    kept = [(i, s) for i, s in zip(ids, scores, strict=True) if i in rows]
+    hits = [
+        Hit(r[1], r[2], r[3], r[4], score, r[5], [], r[6], r[7], r[8])
+        for r, score in ((rows[i], s) for i, s in kept)
+    ]
+    _attach_tags(conn, hits, [i for i, _ in kept])
     return hits
 
 

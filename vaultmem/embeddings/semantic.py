@@ -1,0 +1,157 @@
+"""Semantic and hybrid search: the query's vector against the matrix, then weighted
+reciprocal rank fusion with keyword search (docs/search.md).
+
+Every mode applies the same filters, with the same SQL (``search.filter_sql``): semantic
+search takes the nearest rows, keeps those that pass the filters, and asks for more rows
+(eight times as many each round) until it has enough or has seen them all, so a narrow
+``--path`` still gets its hits.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..config import EmbeddingsConfig
+from ..errors import EmbeddingError, VaultmemError
+from ..search import Hit, filter_sql, hits_for_rows
+from ..search import search as keyword_search
+from . import matrix as matrices
+from .embedders import cached_embedder, model_name
+from .store import VECTORS_FILE, VectorStore
+
+if TYPE_CHECKING:
+    from .embedders import Embedder, Matrix
+
+MODES = ("keyword", "semantic", "hybrid")
+RRF_K = 60
+
+
+def semantic_hits(
+    conn: sqlite3.Connection,
+    vectors: matrices.VectorMatrix,
+    query: Matrix,
+    k: int,
+    **filters: Any,
+) -> list[Hit]:
+    """The ``k`` chunks nearest to ``query`` that pass ``filters`` (the keyword arguments
+    of ``search.search``), best first, scored by cosine similarity."""
+    where, params = filter_sql(**filters)
+    wanted = max(k * 4, 50)
+    while True:
+        positions, scores = vectors.nearest(query, wanted)
+        candidates = {
+            int(vectors.ids[p]): (bytes(vectors.keys[p]).decode(), float(s))
+            for p, s in zip(positions, scores, strict=True)
+        }
+        sql = (
+            "SELECT c.id, c.chunk_id FROM chunks c JOIN files f ON f.path = c.path"
+            " WHERE c.id IN (SELECT value FROM json_each(?))"
+            + "".join(f" AND {clause}" for clause in where)
+        )
+        rows = conn.execute(sql, [json.dumps(list(candidates)), *params]).fetchall()
+        # A row whose chunk_id changed since the matrix was built holds other text now.
+        passing = {r[0] for r in rows if candidates[r[0]][0] == r[1]}
+        kept = [(i, s) for i, (_, s) in candidates.items() if i in passing]
+        if len(kept) >= k or wanted >= len(vectors):
+            break
+        wanted *= 8
+    kept = kept[:k]
+    return hits_for_rows(conn, [i for i, _ in kept], [s for _, s in kept])
+
+
+def fuse(keyword: list[Hit], semantic: list[Hit], *, weight: float, k: int = RRF_K) -> list[Hit]:
+    """Weighted reciprocal rank fusion: a hit scores ``(1 - weight) / (k + rank)`` from the
+    keyword list plus ``weight / (k + rank)`` from the semantic list (ranks from 1), best
+    first; a chunk in both lists appears once."""
+    fused: dict[tuple[str, str], tuple[float, Hit]] = {}
+    for share, hits in ((1 - weight, keyword), (weight, semantic)):
+        for rank, hit in enumerate(hits, 1):
+            key = (hit.path, hit.chunk_id)
+            score, first = fused.get(key, (0.0, hit))
+            fused[key] = (score + share / (k + rank), first)
+    ranked = sorted(fused.values(), key=lambda pair: -pair[0])
+    return [replace(hit, score=score) for score, hit in ranked]
+
+
+@dataclass
+class Vectors:
+    """What semantic search needs: the embedder and the current matrix."""
+
+    embedder: Embedder
+    matrix: matrices.VectorMatrix
+    total: int  # chunks that can be embedded
+
+
+def open_vectors(
+    conn: sqlite3.Connection, state_dir: Path, config: EmbeddingsConfig
+) -> Vectors | None:
+    """The vault's vectors for the configured model, or ``None`` if there are none.
+
+    Raises:
+        EmbeddingError: the embedder cannot be loaded.
+    """
+    name = model_name(config)
+    if name is None or not (state_dir / VECTORS_FILE).exists():
+        return None
+    store = VectorStore(state_dir / VECTORS_FILE)
+    try:
+        vectors = matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, name)
+    finally:
+        store.close()
+    if vectors is None or not len(vectors):
+        return None
+    embedder = cached_embedder(config)
+    if embedder is None:
+        return None
+    total = conn.execute("SELECT count(*) FROM chunks WHERE kind <> 'frontmatter'").fetchone()
+    return Vectors(embedder, vectors, int(total[0]))
+
+
+def search(
+    conn: sqlite3.Connection,
+    state_dir: Path,
+    config: EmbeddingsConfig,
+    query: str,
+    *,
+    mode: str | None,
+    limit: int,
+    notices: list[str],
+    **filters: Any,
+) -> list[Hit]:
+    """Search in ``mode`` (``None``: hybrid when vectors exist, else keyword); notes in
+    ``notices`` how much of the vault the vectors cover when it is not all of it.
+
+    Raises:
+        VaultmemError: an unknown mode, or semantic search asked with no vectors.
+        EmbeddingError: the embedder cannot be loaded or fails (an explicit mode only;
+            without one, search falls back to keyword and says why in ``notices``).
+    """
+    if mode not in (None, *MODES):
+        raise VaultmemError(f"unknown search mode {mode!r} (use {', '.join(MODES)})")
+    try:
+        vectors = open_vectors(conn, state_dir, config) if mode != "keyword" else None
+        query_vector = vectors.embedder.embed_query(query) if vectors and query.strip() else None
+    except EmbeddingError as exc:
+        if mode is not None:
+            raise
+        notices.append(f"keyword search only: {exc}")
+        vectors = query_vector = None
+    if vectors is None or query_vector is None:
+        if mode == "semantic" and query.strip():
+            raise VaultmemError("no embeddings in this vault yet; run `vaultmem embed` first")
+        return keyword_search(conn, query, limit=limit, **filters)
+    if len(vectors.matrix) < vectors.total:
+        notices.append(
+            f"{len(vectors.matrix)} of {vectors.total} chunks are embedded; "
+            "run `vaultmem embed` for the rest"
+        )
+    pool = limit if mode == "semantic" else max(limit * 3, 30)
+    semantic = semantic_hits(conn, vectors.matrix, query_vector, pool, **filters)
+    if mode == "semantic":
+        return semantic
+    keyword = keyword_search(conn, query, limit=pool, **filters)
+    return fuse(keyword, semantic, weight=config.weight)[:limit]
