@@ -349,3 +349,20 @@ def test_the_daemon_does_not_start_embedding_a_vault_nobody_embedded(notes: Path
         write(notes, "home/new.md", "zebra quantum violin\n")
         wait_for(lambda: searcher.search("violin", mode="keyword"))
     assert not (notes / ".vaultmem" / "vectors.db").exists()
+
+
+def test_a_damaged_vector_store_is_deleted_and_embedded_again(notes: Path) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            first = vault.embed()
+        store = notes / ".vaultmem" / "vectors.db"
+        for name in ("vectors.db-wal", "vectors.db-shm"):
+            (notes / ".vaultmem" / name).unlink(missing_ok=True)
+        store.write_bytes(b"this is not a database" * 500)
+        with Vault(notes) as vault:
+            assert vault.search("cat sofa")[0].path == "home/pets.md"  # keyword, meanwhile
+            assert any("vectors.db was damaged" in n for n in vault.notices)
+            again = vault.embed()
+            assert again.embedded == first.embedded
+            assert vault.search("cat sofa", mode="semantic")[0].path == "home/pets.md"

@@ -388,13 +388,15 @@ class Vault:
         from .embeddings.embed import embed_vault
 
         self.index()
-        return embed_vault(
+        report = embed_vault(
             self.db.conn,
             self.root / STATE_DIR,
             self.config.embeddings,
             progress=progress,
             should_stop=should_stop,
         )
+        self.notices.extend(report.notices)
+        return report
 
     def context(
         self,

@@ -12,14 +12,14 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import EmbeddingsConfig
 from ..errors import EmbeddingError, Interrupted
 from . import matrix as matrices
 from .embedders import Embedder, load_embedder
-from .store import VECTORS_FILE, VectorStore, embedded_text, text_hash
+from .store import VECTORS_FILE, VectorStore, embedded_text, text_hash, with_store
 
 Progress = Callable[[int, int], None]
 
@@ -34,6 +34,7 @@ class EmbedReport:
     reused: int = 0  # texts that already had a vector
     pruned: int = 0  # vectors deleted: other models, texts gone
     seconds: float = 0.0
+    notices: list[str] = field(default_factory=list)  # e.g. a damaged vectors.db deleted
 
     def summary(self) -> str:
         """One line for people."""
@@ -68,8 +69,9 @@ def embed_vault(
     rows = conn.execute("SELECT heading, text FROM chunks WHERE kind <> 'frontmatter'").fetchall()
     texts = {text_hash(t): t for t in (embedded_text(h, x) for h, x in rows)}
     report = EmbedReport(embedder.name, chunks=len(rows))
-    store = VectorStore(state_dir / VECTORS_FILE)
-    try:
+
+    def fill(store: VectorStore) -> None:
+        assert embedder is not None
         have = store.hashes(embedder.name)
         todo = sorted((h for h in texts if h not in have), key=lambda h: len(texts[h]))
         report.reused = len(texts) - len(todo)
@@ -89,8 +91,8 @@ def embed_vault(
                 progress(report.embedded, len(todo))
         report.pruned = store.prune(embedder.name, set(texts))
         matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, embedder.name)
-    finally:
-        store.close()
+
+    with_store(state_dir, fill, report.notices)
     report.seconds = time.monotonic() - started
     return report
 
@@ -105,10 +107,10 @@ def coverage(
     name = model_name(config)
     if name is None or not (state_dir / VECTORS_FILE).exists():
         return None
-    store = VectorStore(state_dir / VECTORS_FILE)
-    try:
-        vectors = matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, name)
-    finally:
-        store.close()
+    vectors = with_store(
+        state_dir,
+        lambda store: matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, name),
+        [],
+    )
     total = conn.execute("SELECT count(*) FROM chunks WHERE kind <> 'frontmatter'").fetchone()
     return name, 0 if vectors is None else len(vectors), int(total[0])

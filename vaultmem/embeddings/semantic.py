@@ -21,7 +21,7 @@ from ..search import Hit, filter_sql, hits_for_rows
 from ..search import search as keyword_search
 from . import matrix as matrices
 from .embedders import cached_embedder, model_name
-from .store import VECTORS_FILE, VectorStore
+from .store import VECTORS_FILE, with_store
 
 if TYPE_CHECKING:
     from .embedders import Embedder, Matrix
@@ -87,7 +87,7 @@ class Vectors:
 
 
 def open_vectors(
-    conn: sqlite3.Connection, state_dir: Path, config: EmbeddingsConfig
+    conn: sqlite3.Connection, state_dir: Path, config: EmbeddingsConfig, notices: list[str]
 ) -> Vectors | None:
     """The vault's vectors for the configured model, or ``None`` if there are none.
 
@@ -97,11 +97,11 @@ def open_vectors(
     name = model_name(config)
     if name is None or not (state_dir / VECTORS_FILE).exists():
         return None
-    store = VectorStore(state_dir / VECTORS_FILE)
-    try:
-        vectors = matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, name)
-    finally:
-        store.close()
+    vectors = with_store(
+        state_dir,
+        lambda store: matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, name),
+        notices,
+    )
     if vectors is None or not len(vectors):
         return None
     embedder = cached_embedder(config)
@@ -133,7 +133,7 @@ def search(
     if mode not in (None, *MODES):
         raise VaultmemError(f"unknown search mode {mode!r} (use {', '.join(MODES)})")
     try:
-        vectors = open_vectors(conn, state_dir, config) if mode != "keyword" else None
+        vectors = open_vectors(conn, state_dir, config, notices) if mode != "keyword" else None
         query_vector = vectors.embedder.embed_query(query) if vectors and query.strip() else None
     except EmbeddingError as exc:
         if mode is not None:

@@ -18,16 +18,18 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
+from ..index import is_corrupt, remove_database
 from ..state import create_private
 
 if TYPE_CHECKING:
     from .embedders import Matrix
 
 VECTORS_FILE = "vectors.db"
+T = TypeVar("T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -46,6 +48,26 @@ def embedded_text(heading: str, text: str) -> str:
 def text_hash(text: str) -> str:
     """The store's key for a text."""
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def with_store(state_dir: Path, work: Callable[[VectorStore], T], notices: list[str]) -> T:
+    """Run ``work`` on the open store. A damaged ``vectors.db`` is deleted (it is derived)
+    and ``work`` runs again on an empty one; ``notices`` says so."""
+    path = state_dir / VECTORS_FILE
+    for attempt in (1, 2):
+        store: VectorStore | None = None
+        try:
+            store = VectorStore(path)
+            return work(store)
+        except sqlite3.DatabaseError as exc:
+            if attempt == 2 or not is_corrupt(exc):
+                raise
+            notices.append(f"{path} was damaged ({exc}); deleted: run `vaultmem embed` again")
+        finally:
+            if store is not None:
+                store.close()
+        remove_database(path)
+    raise AssertionError("unreachable")
 
 
 class VectorStore:
