@@ -318,9 +318,7 @@ class Watcher:
         config = self.vault.config.embeddings
         if not wanted(self.vault.index_path.parent, config):
             return None
-        worker = BackgroundEmbedder(
-            self.vault.index_path, config, lambda kind, text: self._say(kind, text), self.stop
-        )
+        worker = BackgroundEmbedder(self.vault.index_path, config, self._say, self.stop)
         worker.start()
         return worker
 

@@ -36,7 +36,7 @@ class BackgroundEmbedder:
         self,
         index_path: Path,
         config: EmbeddingsConfig,
-        say: Callable[[str, str], None],
+        say: Callable[..., None],  # (kind, message, **fields), as Watcher._say
         stop: threading.Event,
     ) -> None:
         self.index_path = index_path
@@ -81,7 +81,9 @@ class BackgroundEmbedder:
                 conn, self.index_path.parent, self.config, should_stop=self.stop.is_set
             )
             if report.embedded:
-                self.say("embedded", f"embedded: {report.summary()}")
+                fields = {"model": report.model, "embedded": report.embedded}
+                fields["seconds"] = round(report.seconds, 3)
+                self.say("embedded", f"embedded: {report.summary()}", **fields)
         except Interrupted:
             return
         except (VaultmemError, sqlite3.Error, OSError) as exc:
