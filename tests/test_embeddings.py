@@ -366,3 +366,20 @@ def test_a_damaged_vector_store_is_deleted_and_embedded_again(notes: Path) -> No
             again = vault.embed()
             assert again.embedded == first.embedded
             assert vault.search("cat sofa", mode="semantic")[0].path == "home/pets.md"
+
+
+def test_hybrid_keeps_a_place_for_meaning_when_many_lines_share_the_query_words(
+    vault_path: Path,
+) -> None:
+    # Thirty lines hold one of the query's words each, in another sense; the line that
+    # answers it holds none of them, and is the nearest by meaning.
+    lines = [f"Multiple choice quiz about garden birds, part {i}." for i in range(15)]
+    lines += [f"A database of bird songs, volume {i}." for i in range(15)]
+    write(vault_path, "log.md", "\n\n".join(lines) + "\n")
+    write(vault_path, "decisions.md", "We decided to use PostgreSQL 16 for the main store.\n")
+    with Vault(vault_path) as vault:
+        vault.embed()
+        assert len(vault.search("database choice", mode="keyword", limit=50)) == 30
+        assert vault.search("database choice", mode="semantic")[0].path == "decisions.md"
+        top = vault.search("database choice", mode="hybrid", limit=5)
+    assert "decisions.md" in [hit.path for hit in top]

@@ -121,7 +121,8 @@ class EmbeddingsConfig:
     batch: int = 32  # passages per embedder call (and per commit of `vaultmem embed`)
     timeout_seconds: float = 30.0  # openai: one request
     retries: int = 2  # openai: further tries after a failed request
-    weight: float = 0.3  # hybrid: the semantic list's share of the fused score
+    weight: float = 0.1  # hybrid: the semantic list's share of the fused score
+    seats: int = 2  # hybrid: the nearest this many by meaning always get a place in the top 5
 
 
 @dataclass(frozen=True)
@@ -233,6 +234,7 @@ _RANGE: dict[str, tuple[float, float | None]] = {
     "embeddings.timeout_seconds": (0.1, None),
     "embeddings.retries": (0, 20),
     "embeddings.weight": (0, 1),
+    "embeddings.seats": (0, 5),
 }
 
 

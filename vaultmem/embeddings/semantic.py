@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 MODES = ("keyword", "semantic", "hybrid")
 RRF_K = 60
+SEATS_WITHIN = 5  # fuse's seats for semantic hits are within this top
 
 
 def semantic_hits(
@@ -63,18 +64,33 @@ def semantic_hits(
     return hits_for_rows(conn, [i for i, _ in kept], [s for _, s in kept])
 
 
-def fuse(keyword: list[Hit], semantic: list[Hit], *, weight: float, k: int = RRF_K) -> list[Hit]:
+def fuse(
+    keyword: list[Hit], semantic: list[Hit], *, weight: float, k: int = RRF_K, seats: int = 0
+) -> list[Hit]:
     """Weighted reciprocal rank fusion: a hit scores ``(1 - weight) / (k + rank)`` from the
     keyword list plus ``weight / (k + rank)`` from the semantic list (ranks from 1), best
-    first; a chunk in both lists appears once."""
+    first; a chunk in both lists appears once. Then the first ``seats`` semantic hits are
+    moved up to the last ``seats`` places of the top ``SEATS_WITHIN`` if they are below:
+    with a keyword-leaning weight, a memory that shares no word with the query (a
+    paraphrase, another language) would otherwise rank below every keyword hit."""
     fused: dict[tuple[str, str], tuple[float, Hit]] = {}
     for share, hits in ((1 - weight, keyword), (weight, semantic)):
         for rank, hit in enumerate(hits, 1):
             key = (hit.path, hit.chunk_id)
             score, first = fused.get(key, (0.0, hit))
             fused[key] = (score + share / (k + rank), first)
-    ranked = sorted(fused.values(), key=lambda pair: -pair[0])
-    return [replace(hit, score=score) for score, hit in ranked]
+    ranked = [replace(hit, score=score) for score, hit in sorted(fused.values(), key=_first)]
+    keys = [(h.path, h.chunk_id) for h in ranked]
+    for seat, hit in enumerate(semantic[:seats], SEATS_WITHIN - min(seats, SEATS_WITHIN)):
+        at = keys.index((hit.path, hit.chunk_id))
+        if at > seat:
+            ranked.insert(seat, ranked.pop(at))
+            keys.insert(seat, keys.pop(at))
+    return ranked
+
+
+def _first(pair: tuple[float, Hit]) -> float:
+    return -pair[0]
 
 
 @dataclass
@@ -154,4 +170,4 @@ def search(
     if mode == "semantic":
         return semantic
     keyword = keyword_search(conn, query, limit=pool, **filters)
-    return fuse(keyword, semantic, weight=config.weight)[:limit]
+    return fuse(keyword, semantic, weight=config.weight, seats=config.seats)[:limit]
