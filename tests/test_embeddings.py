@@ -383,3 +383,26 @@ def test_hybrid_keeps_a_place_for_meaning_when_many_lines_share_the_query_words(
         assert vault.search("database choice", mode="semantic")[0].path == "decisions.md"
         top = vault.search("database choice", mode="hybrid", limit=5)
     assert "decisions.md" in [hit.path for hit in top]
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        (
+            'backend = "fastembed"',
+            "Error: the fastembed embedder needs the fastembed package (No module named"
+            " 'fastembed'); install it with `pip install 'fastembed'`",
+        ),
+        ('backend = "nope"', "Error: unknown [embeddings] backend 'nope'"),
+        ('backend = "openai"', 'Error: [embeddings] backend = "openai" needs url'),
+        ("weight = 2", "Error: .vaultmem/config.toml: embeddings.weight must be between 0 and 1"),
+    ],
+)
+def test_a_bad_embeddings_setting_is_one_clear_error(
+    notes: Path, setting: str, message: str
+) -> None:
+    with (notes / ".vaultmem" / "config.toml").open("a") as config:
+        config.write(f"\n[embeddings]\n{setting}\n")
+    result = run_cli(notes, "embed")
+    assert result.returncode == 1
+    assert result.stderr.startswith(message) and len(result.stderr.splitlines()) == 1
