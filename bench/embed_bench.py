@@ -71,6 +71,7 @@ def scale_test(vectors: matrices.VectorMatrix, queries: list[np.ndarray], rows: 
         vectors.model,
         vectors.dim,
         ("", ""),
+        rows,
         np.arange(1, rows + 1, dtype=np.int64),
         np.array([b"x"] * rows, dtype="S24"),
         scale,

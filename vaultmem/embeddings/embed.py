@@ -112,5 +112,7 @@ def coverage(
         lambda store: matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, name),
         [],
     )
-    total = conn.execute("SELECT count(*) FROM chunks WHERE kind <> 'frontmatter'").fetchone()
-    return name, 0 if vectors is None else len(vectors), int(total[0])
+    if vectors is None:
+        total = conn.execute("SELECT count(*) FROM chunks WHERE kind <> 'frontmatter'")
+        return name, 0, int(total.fetchone()[0])
+    return name, len(vectors), vectors.total

@@ -59,6 +59,7 @@ class VectorMatrix:
     model: str
     dim: int
     generations: tuple[str, str]  # (index, store) tokens it was built from
+    total: int  # chunks that can be embedded, embedded or not (for "N of M embedded")
     ids: npt.NDArray[np.int64]
     keys: npt.NDArray[np.bytes_]
     scale: npt.NDArray[np.float32]
@@ -130,6 +131,7 @@ def _write(path: Path, matrix: VectorMatrix) -> None:
         "model": matrix.model,
         "dim": matrix.dim,
         "generations": list(matrix.generations),
+        "total": matrix.total,
         "arrays": layout,
     }
     # Offsets are relative to the data start; fix them once the header's size is known.
@@ -187,7 +189,8 @@ def build(
         }
     kept: list[tuple[int, str, int]] = []  # (id, chunk_id, position in old)
     missing: list[tuple[int, str]] = []
-    for rowid, chunk_id in embeddable_rows(conn):
+    rows_now = embeddable_rows(conn)
+    for rowid, chunk_id in rows_now:
         position = reuse.get((rowid, chunk_id.encode()))
         if position is None:
             missing.append((rowid, chunk_id))
@@ -212,6 +215,7 @@ def build(
         model,
         dim,
         generations,
+        len(rows_now),
         ids[order],
         keys[order],
         scale[order],

@@ -99,7 +99,6 @@ class Vectors:
 
     embedder: Embedder
     matrix: matrices.VectorMatrix
-    total: int  # chunks that can be embedded
 
 
 def open_vectors(
@@ -121,10 +120,7 @@ def open_vectors(
     if vectors is None or not len(vectors):
         return None
     embedder = cached_embedder(config)
-    if embedder is None:
-        return None
-    total = conn.execute("SELECT count(*) FROM chunks WHERE kind <> 'frontmatter'").fetchone()
-    return Vectors(embedder, vectors, int(total[0]))
+    return None if embedder is None else Vectors(embedder, vectors)
 
 
 def search(
@@ -160,9 +156,9 @@ def search(
         if mode == "semantic" and query.strip():
             raise VaultmemError("no embeddings in this vault yet; run `vaultmem embed` first")
         return keyword_search(conn, query, limit=limit, **filters)
-    if len(vectors.matrix) < vectors.total:
+    if len(vectors.matrix) < vectors.matrix.total:
         notices.append(
-            f"{len(vectors.matrix)} of {vectors.total} chunks are embedded; "
+            f"{len(vectors.matrix)} of {vectors.matrix.total} chunks are embedded; "
             "run `vaultmem embed` for the rest"
         )
     pool = limit if mode == "semantic" else max(limit * 3, 30)
