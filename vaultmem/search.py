@@ -273,9 +273,14 @@ def parse_query(text: str) -> Query:
             else:
                 units.extend(parts)
             continue
-        if not is_prefix and words and all(_is_stop(w) for w in raw_words):
-            stop_only.extend(_latin_units(words, False, False))
-            words = []
+        if not is_prefix:
+            # Stop words are dropped one by one, also inside a hyphenated or dotted piece
+            # ("mother-in-law" asks for mother and law, not every "in"); they are searched
+            # only when the whole query holds nothing else.
+            stop_only.extend(
+                _latin_units([w.lower() for w in raw_words if _is_stop(w)], False, False)
+            )
+            words = [w.lower() for w in raw_words if not _is_stop(w)]
         units.extend(_latin_units(words, is_prefix and not runs, False))
         for run in runs:
             units.extend(_cjk_units(run, split=True))
@@ -322,41 +327,15 @@ def search(
     match = parsed.match
     if (not match and not url) or limit <= 0:
         return []
-    where: list[str] = []
-    params: list[Any] = []
-    if path_glob:
-        where.append("c.path GLOB ?")
-        params.append(path_glob)
-    if tag:
-        tag = tag.lstrip("#").casefold()
-        where.append(
-            "EXISTS (SELECT 1 FROM tags t"
-            " WHERE (t.chunk = c.id OR (t.chunk IS NULL AND t.path = c.path))"
-            " AND (t.tag_key = ? OR t.tag_key LIKE ? ESCAPE '\\'))"
-        )
-        params += [tag, tag.replace("%", "\\%").replace("_", "\\_") + "/%"]
-    if since:
-        where.append(f"{_CHUNK_DATE} >= ?")
-        params.append(since)
-    if until:
-        where.append(f"{_CHUNK_DATE} <= ?")
-        params.append(until)
-    if url:
-        where.append(
-            "EXISTS (SELECT 1 FROM fields u WHERE u.chunk = c.id AND u.key = 'url'"
-            " AND instr(lower(u.value), lower(?)) > 0)"
-        )
-        params.append(url)
-    if exclude_glob:
-        where.append("NOT c.path GLOB ?")
-        params.append(exclude_glob)
-    if agent is not None:
-        # Another agent's lines are left out; lines that name no agent are shared.
-        where.append(
-            "NOT EXISTS (SELECT 1 FROM fields a WHERE a.chunk = c.id AND a.key = 'agent'"
-            " AND lower(a.value) <> lower(?))"
-        )
-        params.append(agent)
+    where, params = filter_sql(
+        path_glob=path_glob,
+        tag=tag,
+        since=since,
+        until=until,
+        url=url,
+        exclude_glob=exclude_glob,
+        agent=agent,
+    )
     limit = min(limit, MAX_LIMIT)
     pool = max(limit * 10, 200)
     columns = (
@@ -392,6 +371,99 @@ def search(
     ranked = sorted(rows, key=lambda r: (-parsed.coverage(_scored_text(r)), r[10]))[:limit]
     hits = [Hit(r[1], r[2], r[3], r[4], -r[10], r[5], [], r[6], r[7], r[8]) for r in ranked]
     _attach_tags(conn, hits, [r[0] for r in ranked])
+    return hits
+    where.insert(0, "chunks_fts MATCH ?")
+    params.insert(0, match)
+    if len(where) == 1:
+        # No filters: let FTS5 pick the best candidates alone, then join only those rows.
+        sql = (
+            f"SELECT {columns}, m.rank FROM (SELECT rowid, bm25(chunks_fts, {_WEIGHTS}) AS rank"
+            " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS m"
+            " JOIN chunks c ON c.id = m.rowid ORDER BY m.rank"
+        )
+    else:
+        sql = (
+            f"SELECT {columns}, bm25(chunks_fts, {_WEIGHTS}) AS rank"
+            " FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+            " JOIN files f ON f.path = c.path"
+            f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
+        )
+    rows = conn.execute(sql, [*params, pool]).fetchall()
+    ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[9]))[:limit]
+    hits = [Hit(r[1], r[2], r[3], r[4], -r[9], r[5], [], r[6], r[7], r[8]) for r in ranked]
+    _attach_tags(conn, hits, [r[0] for r in ranked])
+    return hits
+
+
+def filter_sql(
+    *,
+    path_glob: str | None = None,
+    tag: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    url: str | None = None,
+    exclude_glob: str | None = None,
+    agent: str | None = None,
+) -> tuple[list[str], list[Any]]:
+    """The WHERE clauses (over ``chunks c JOIN files f``) and parameters of search's filters
+    (see ``search``); every search mode uses them."""
+    where: list[str] = []
+    params: list[Any] = []
+    if path_glob:
+        where.append("c.path GLOB ?")
+        params.append(path_glob)
+    if tag:
+        tag = tag.lstrip("#").casefold()
+        where.append(
+            "EXISTS (SELECT 1 FROM tags t"
+            " WHERE (t.chunk = c.id OR (t.chunk IS NULL AND t.path = c.path))"
+            " AND (t.tag_key = ? OR t.tag_key LIKE ? ESCAPE '\\'))"
+        )
+        params += [tag, tag.replace("%", "\\%").replace("_", "\\_") + "/%"]
+    if since:
+        where.append(f"{_CHUNK_DATE} >= ?")
+        params.append(since)
+    if until:
+        where.append(f"{_CHUNK_DATE} <= ?")
+        params.append(until)
+    if url:
+        where.append(
+            "EXISTS (SELECT 1 FROM fields u WHERE u.chunk = c.id AND u.key = 'url'"
+            " AND instr(lower(u.value), lower(?)) > 0)"
+        )
+        params.append(url)
+    if exclude_glob:
+        where.append("NOT c.path GLOB ?")
+        params.append(exclude_glob)
+    if agent is not None:
+        # Another agent's lines are left out; lines that name no agent are shared.
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM fields a WHERE a.chunk = c.id AND a.key = 'agent'"
+            " AND lower(a.value) <> lower(?))"
+        )
+        params.append(agent)
+    return where, params
+
+
+def hits_for_rows(conn: sqlite3.Connection, ids: list[int], scores: list[float]) -> list[Hit]:
+    """``Hit``s for chunk rows, in the order given, with their tags (rows gone are skipped)."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = {
+        r[0]: r
+        for r in conn.execute(
+            "SELECT id, path, line_start, line_end, heading, text, kind, chunk_id, block_id"
+            f" FROM chunks WHERE id IN ({marks})",
+            ids,
+        )
+    }
+    kept = [(i, s) for i, s in zip(ids, scores, strict=True) if i in rows]
+    hits = [
+        Hit(r[1], r[2], r[3], r[4], score, r[5], [], r[6], r[7], r[8])
+        for r, score in ((rows[i], s) for i, s in kept)
+    ]
+    _attach_tags(conn, hits, [i for i, _ in kept])
     return hits
 
 

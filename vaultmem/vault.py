@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .agent.lookup import Recent
     from .agent.recall import ContextBlock
     from .agent.transcripts import CaptureReport
+    from .embeddings.embed import EmbedReport
     from .history import Commit, History, LineVersion, RestoreResult
     from .memory.consolidate import Report as ConsolidationReport
     from .memory.validate import Problem
@@ -55,6 +56,7 @@ class Status:
     stale: list[str]
     warnings: list[tuple[str, list[str]]]
     daemon_pid: int | None = None
+    embedded: tuple[str, int, int] | None = None  # (model, chunks embedded, of chunks)
 
 
 @dataclass
@@ -314,8 +316,12 @@ class Vault:
         agent: str | None = None,
         today: dt.date | None = None,
         context: int | None = None,
+        mode: str | None = None,
     ) -> list[Hit]:
-        """Keyword search (see ``vaultmem.search``); builds the index first if it never was.
+        """Search (see ``vaultmem.search``); builds the index first if it never was.
+
+        ``mode`` is ``"keyword"``, ``"semantic"`` or ``"hybrid"``; ``None``: hybrid when the
+        vault has vectors and the embedder loads, else keyword (docs/embeddings.md).
 
         The archive (``archive/``) is left out unless ``include_archive``. With ``agent``,
         other agents' lines are left out (lines naming no agent are shared). Each hit
@@ -334,18 +340,31 @@ class Vault:
         def run() -> list[Hit]:
             if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
                 self._update(None, False)
-            hits = run_search(
-                self.db.conn,
-                query,
-                limit=candidates(wanted, MAX_LIMIT),
-                path_glob=path,
-                tag=tag,
-                since=since,
-                until=until,
-                url=url,
-                exclude_glob=None if include_archive else "archive/*",
-                agent=agent,
-            )
+            filters: dict[str, Any] = {
+                "limit": candidates(wanted, MAX_LIMIT),
+                "path_glob": path,
+                "tag": tag,
+                "since": since,
+                "until": until,
+                "url": url,
+                "exclude_glob": None if include_archive else "archive/*",
+                "agent": agent,
+            }
+            if mode == "keyword" or (mode is None and not self._vectors_path.exists()):
+                hits = run_search(self.db.conn, query, **filters)
+            else:  # numpy and a model load only for a vault that has vectors
+                from .embeddings.semantic import search as vector_search
+
+                state, embeddings = self.root / STATE_DIR, self.config.embeddings
+                hits = vector_search(
+                    self.db.conn,
+                    state,
+                    embeddings,
+                    query,
+                    mode=mode,
+                    notices=self.notices,
+                    **filters,
+                )
             if not hits:
                 self.db.probe()  # make sure "nothing found" is not a damaged index talking
             mark_hits(hits, self.config.memory, today or dt.date.today())
@@ -355,6 +374,35 @@ class Vault:
         if track and self.config.memory.track_access:
             self._log_access([found for hit in hits for found in (hit, *hit.also_in)])
         return hits
+
+    @property
+    def _vectors_path(self) -> Path:
+        return self.root / STATE_DIR / "vectors.db"
+
+    def embed(
+        self,
+        progress: Progress | None = None,
+        *,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> EmbedReport:
+        """Give every indexed chunk a vector of the configured model (indexing first),
+        resumably; see ``vaultmem.embeddings.embed``.
+
+        Raises:
+            EmbeddingError: no embedder is installed or configured, or it failed.
+        """
+        from .embeddings.embed import embed_vault
+
+        self.index()
+        report = embed_vault(
+            self.db.conn,
+            self.root / STATE_DIR,
+            self.config.embeddings,
+            progress=progress,
+            should_stop=should_stop,
+        )
+        self.notices.extend(report.notices)
+        return report
 
     def context(
         self,
@@ -776,6 +824,11 @@ class Vault:
             plan = plan_changes(self.scan(), db.states(), racy_ns=0)
             stale = sorted({s.path for s in plan.to_read} | set(plan.to_delete))
             counts = db.counts()
+            embedded = None
+            if self._vectors_path.exists():
+                from .embeddings.embed import coverage
+
+                embedded = coverage(db.conn, self.root / STATE_DIR, self.config.embeddings)
             return Status(
                 str(self.root),
                 counts["files"],
@@ -784,6 +837,7 @@ class Vault:
                 stale,
                 db.warnings(),
                 daemon_pid(self.root),
+                embedded,
             )
 
         return self._recovering(run)

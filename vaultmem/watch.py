@@ -58,6 +58,7 @@ from .watchlock import daemon_pid as daemon_pid  # re-exported: the daemon's pub
 from .writes import atomic_write
 
 if TYPE_CHECKING:
+    from .embeddings.background import BackgroundEmbedder
     from .indexing import IndexReport
     from .vault import Vault
 
@@ -226,6 +227,7 @@ class Watcher:
         self._status_written = 0.0
         self._status_data = b""
         self.stop = threading.Event()
+        self.embedder: BackgroundEmbedder | None = None
 
     def run(self, stop: threading.Event, ready: Callable[[], None] | None = None) -> None:
         """Watch until ``stop`` is set.
@@ -273,6 +275,7 @@ class Watcher:
                     index=_report_fields(report),
                 )
             self._write_status(force=True)
+            self.embedder = self._start_embedding()
             if ready is not None:
                 ready()
             last_reconcile = time.monotonic()
@@ -293,16 +296,31 @@ class Watcher:
                 if batch:
                     self._apply(batch, changes)
                     self._last_change = time.monotonic()
+                    if self.embedder is not None:
+                        self.embedder.poke()  # after the batch is keyword-searchable
                 self._git_chores()
                 self._write_status()
         finally:
             observer.stop()
             observer.join(timeout=5)
+            if self.embedder is not None:
+                self.embedder.join()
             watchdog_log.removeHandler(alarm)
             self._write_status(force=True, running=False)
             self.lock.release()
             self.vault.close()
             self._say("stopped", "stopped")
+
+    def _start_embedding(self) -> BackgroundEmbedder | None:
+        """Embedding in a thread, when the vault wants it (numpy loads only then)."""
+        from .embeddings.background import BackgroundEmbedder, wanted
+
+        config = self.vault.config.embeddings
+        if not wanted(self.vault.index_path.parent, config):
+            return None
+        worker = BackgroundEmbedder(self.vault.index_path, config, self._say, self.stop)
+        worker.start()
+        return worker
 
     def _reconcile(self) -> IndexReport | None:
         """A full stat-based index run; ``None`` if it could not finish (stop, or the index

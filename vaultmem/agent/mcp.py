@@ -44,7 +44,7 @@ from .mcp_models import (
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
-MODES = ("keyword",)
+MODES = ("auto", "keyword", "semantic", "hybrid")
 MAX_LIMIT = 100
 MAX_BUDGET = 200_000
 AgentName = Annotated[
@@ -171,9 +171,13 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
         tags: Annotated[
             list[str] | None, Field(description="Keep lines carrying all of these tags.")
         ] = None,
-        mode: Annotated[str, Field(description="Search mode: 'keyword' (the only one).")] = (
-            "keyword"
-        ),
+        mode: Annotated[
+            str,
+            Field(
+                description="'keyword' (words), 'semantic' (meaning), 'hybrid' (both), or"
+                " 'auto': hybrid once the vault is embedded, else keyword."
+            ),
+        ] = "auto",
         agent: AgentName = None,
     ) -> SearchResult:
         """Search the memory (daily notes, facts, topics, MEMORY.md); hits best first, each
@@ -193,6 +197,7 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
                 tag=wanted[0] if wanted else None,
                 since=since,
                 agent=agent,
+                mode=None if mode == "auto" else mode,
             )
         hits = [h for h in hits if _has_tags(h.tags, wanted)][:limit]
         return SearchResult(hits=[SearchHit.of(h) for h in hits], mode=mode)

@@ -7,11 +7,12 @@ progress go to stderr. See ``docs/cli.md``.
 
 The commands live by concept: ``notes`` (init, index, search, show, status, watch),
 ``git`` (commit, log, diff, restore, sync), ``memory`` (remember, consolidate, forget,
-tree, validate), ``agent`` (context, recent), ``capture`` (agent transcripts), ``hooks``
-(hooks install/uninstall/show), ``mcp`` (the MCP server); ``common`` holds what they share.
+tree, validate), ``embed`` (the vectors of semantic search), ``agent`` (context, recent),
+``capture`` (agent transcripts), ``hooks`` (hooks install/uninstall/show), ``mcp`` (the
+MCP server); ``common`` holds what they share.
 """
 
-from . import agent, capture, git, hooks, mcp, memory, notes
+from . import agent, capture, embed, git, hooks, mcp, memory, notes
 from .common import cli
 
-__all__ = ["agent", "capture", "cli", "git", "hooks", "mcp", "memory", "notes"]
+__all__ = ["agent", "capture", "cli", "embed", "git", "hooks", "mcp", "memory", "notes"]

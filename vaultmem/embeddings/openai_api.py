@@ -1,0 +1,104 @@
+"""The ``openai`` embedder: any OpenAI-compatible ``POST {url}/embeddings`` (OpenAI, Ollama,
+LM Studio, llama.cpp's server, vLLM ...), over the standard library's ``urllib``.
+
+Texts go in batches of ``[embeddings] batch``; a request that fails (connection refused,
+timeout, HTTP 429 or 5xx) is tried again ``retries`` times with a short back-off, then
+becomes one ``EmbeddingError`` naming the URL. The API key is read from the environment
+variable named by ``api_key_env``, never from the config file (which may be synced).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from typing import TYPE_CHECKING, Any
+
+from ..config import EmbeddingsConfig
+from ..errors import EmbeddingError
+from .embedders import normalised
+
+if TYPE_CHECKING:
+    from .embedders import Matrix
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible embeddings endpoint."""
+
+    def __init__(self, config: EmbeddingsConfig) -> None:
+        if not config.url or not config.model:
+            raise EmbeddingError(
+                '[embeddings] backend = "openai" needs url (e.g. http://127.0.0.1:11434/v1)'
+                " and model in .vaultmem/config.toml"
+            )
+        self.url = config.url.rstrip("/") + "/embeddings"
+        self.model = config.model
+        self.name = f"openai/{config.model}"
+        self.batch = config.batch
+        self.timeout = config.timeout_seconds
+        self.retries = config.retries
+        self.key = ""
+        if config.api_key_env:
+            self.key = os.environ.get(config.api_key_env, "")
+            if not self.key:
+                raise EmbeddingError(
+                    f"[embeddings] api_key_env names {config.api_key_env}, which is not set"
+                )
+        self._dim: int | None = None
+
+    @property
+    def dim(self) -> int:
+        """The model's dimension (asked of the server once)."""
+        if self._dim is None:
+            self._dim = int(self.embed_query("dimension").shape[-1])
+        return self._dim
+
+    def embed_passages(self, texts: list[str]) -> Matrix:
+        import numpy as np
+
+        parts = [self._embed(texts[i : i + self.batch]) for i in range(0, len(texts), self.batch)]
+        return normalised(np.concatenate(parts) if parts else np.zeros((0, self.dim)))
+
+    def embed_query(self, text: str) -> Matrix:
+        return normalised(self._embed([text])[0])
+
+    def _embed(self, texts: list[str]) -> Any:
+        body = json.dumps({"model": self.model, "input": texts}).encode()
+        answer = self._post(body)
+        try:
+            data = sorted(answer["data"], key=lambda d: d["index"])
+            vectors = [d["embedding"] for d in data]
+        except (KeyError, TypeError) as exc:
+            raise EmbeddingError(f"{self.url} answered without embeddings: {exc!r}") from exc
+        if len(vectors) != len(texts):
+            raise EmbeddingError(
+                f"{self.url} returned {len(vectors)} embeddings for {len(texts)} texts"
+            )
+        import numpy as np
+
+        return np.asarray(vectors, dtype=np.float32)
+
+    def _post(self, body: bytes) -> Any:
+        headers = {"Content-Type": "application/json"}
+        if self.key:
+            headers["Authorization"] = f"Bearer {self.key}"
+        problem = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(min(0.5 * 2**attempt, 8.0))
+            request = urllib.request.Request(self.url, body, headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                    return json.loads(response.read())
+            except urllib.error.HTTPError as exc:
+                problem = f"HTTP {exc.code} {exc.reason}"
+                if exc.code != 429 and exc.code < 500:
+                    break  # a bad request or a bad key: trying again will not help
+            except (urllib.error.URLError, TimeoutError, OSError) as exc:
+                problem = str(getattr(exc, "reason", exc))
+            except json.JSONDecodeError as exc:
+                problem = f"an answer that is not JSON ({exc})"
+                break
+        raise EmbeddingError(f"the embeddings server at {self.url} failed: {problem}")

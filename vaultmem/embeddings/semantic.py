@@ -1,0 +1,169 @@
+"""Semantic and hybrid search: the query's vector against the matrix, then weighted
+reciprocal rank fusion with keyword search (docs/search.md).
+
+Every mode applies the same filters, with the same SQL (``search.filter_sql``): semantic
+search takes the nearest rows, keeps those that pass the filters, and asks for more rows
+(eight times as many each round) until it has enough or has seen them all, so a narrow
+``--path`` still gets its hits.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..config import EmbeddingsConfig
+from ..errors import EmbeddingError, VaultmemError
+from ..search import Hit, filter_sql, hits_for_rows
+from ..search import search as keyword_search
+from . import matrix as matrices
+from .embedders import cached_embedder, model_name
+from .store import VECTORS_FILE, with_store
+
+if TYPE_CHECKING:
+    from .embedders import Embedder, Matrix
+
+MODES = ("keyword", "semantic", "hybrid")
+RRF_K = 60
+SEATS_WITHIN = 5  # fuse's seats for semantic hits are within this top
+
+
+def semantic_hits(
+    conn: sqlite3.Connection,
+    vectors: matrices.VectorMatrix,
+    query: Matrix,
+    k: int,
+    **filters: Any,
+) -> list[Hit]:
+    """The ``k`` chunks nearest to ``query`` that pass ``filters`` (the keyword arguments
+    of ``search.search``), best first, scored by cosine similarity."""
+    where, params = filter_sql(**filters)
+    wanted = max(k * 4, 50)
+    while True:
+        positions, scores = vectors.nearest(query, wanted)
+        candidates = {
+            int(vectors.ids[p]): (bytes(vectors.keys[p]).decode(), float(s))
+            for p, s in zip(positions, scores, strict=True)
+        }
+        sql = (
+            "SELECT c.id, c.chunk_id FROM chunks c JOIN files f ON f.path = c.path"
+            " WHERE c.id IN (SELECT value FROM json_each(?))"
+            + "".join(f" AND {clause}" for clause in where)
+        )
+        rows = conn.execute(sql, [json.dumps(list(candidates)), *params]).fetchall()
+        # A row whose chunk_id changed since the matrix was built holds other text now.
+        passing = {r[0] for r in rows if candidates[r[0]][0] == r[1]}
+        kept = [(i, s) for i, (_, s) in candidates.items() if i in passing]
+        if len(kept) >= k or wanted >= len(vectors):
+            break
+        wanted *= 8
+    kept = kept[:k]
+    return hits_for_rows(conn, [i for i, _ in kept], [s for _, s in kept])
+
+
+def fuse(
+    keyword: list[Hit], semantic: list[Hit], *, weight: float, k: int = RRF_K, seats: int = 0
+) -> list[Hit]:
+    """Weighted reciprocal rank fusion: a hit scores ``(1 - weight) / (k + rank)`` from the
+    keyword list plus ``weight / (k + rank)`` from the semantic list (ranks from 1), best
+    first; a chunk in both lists appears once. Then the first ``seats`` semantic hits are
+    moved up to the last ``seats`` places of the top ``SEATS_WITHIN`` if they are below:
+    with a keyword-leaning weight, a memory that shares no word with the query (a
+    paraphrase, another language) would otherwise rank below every keyword hit."""
+    fused: dict[tuple[str, str], tuple[float, Hit]] = {}
+    for share, hits in ((1 - weight, keyword), (weight, semantic)):
+        for rank, hit in enumerate(hits, 1):
+            key = (hit.path, hit.chunk_id)
+            score, first = fused.get(key, (0.0, hit))
+            fused[key] = (score + share / (k + rank), first)
+    ranked = [replace(hit, score=score) for score, hit in sorted(fused.values(), key=_first)]
+    keys = [(h.path, h.chunk_id) for h in ranked]
+    for seat, hit in enumerate(semantic[:seats], SEATS_WITHIN - min(seats, SEATS_WITHIN)):
+        at = keys.index((hit.path, hit.chunk_id))
+        if at > seat:
+            ranked.insert(seat, ranked.pop(at))
+            keys.insert(seat, keys.pop(at))
+    return ranked
+
+
+def _first(pair: tuple[float, Hit]) -> float:
+    return -pair[0]
+
+
+@dataclass
+class Vectors:
+    """What semantic search needs: the embedder and the current matrix."""
+
+    embedder: Embedder
+    matrix: matrices.VectorMatrix
+
+
+def open_vectors(
+    conn: sqlite3.Connection, state_dir: Path, config: EmbeddingsConfig, notices: list[str]
+) -> Vectors | None:
+    """The vault's vectors for the configured model, or ``None`` if there are none.
+
+    Raises:
+        EmbeddingError: the embedder cannot be loaded.
+    """
+    name = model_name(config)
+    if name is None or not (state_dir / VECTORS_FILE).exists():
+        return None
+    vectors = with_store(
+        state_dir,
+        lambda store: matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, name),
+        notices,
+    )
+    if vectors is None or not len(vectors):
+        return None
+    embedder = cached_embedder(config)
+    return None if embedder is None else Vectors(embedder, vectors)
+
+
+def search(
+    conn: sqlite3.Connection,
+    state_dir: Path,
+    config: EmbeddingsConfig,
+    query: str,
+    *,
+    mode: str | None,
+    limit: int,
+    notices: list[str],
+    **filters: Any,
+) -> list[Hit]:
+    """Search in ``mode`` (``None``: hybrid when vectors exist, else keyword); notes in
+    ``notices`` how much of the vault the vectors cover when it is not all of it.
+
+    Raises:
+        VaultmemError: an unknown mode, or semantic search asked with no vectors.
+        EmbeddingError: the embedder cannot be loaded or fails (an explicit mode only;
+            without one, search falls back to keyword and says why in ``notices``).
+    """
+    if mode not in (None, *MODES):
+        raise VaultmemError(f"unknown search mode {mode!r} (use {', '.join(MODES)})")
+    try:
+        vectors = open_vectors(conn, state_dir, config, notices) if mode != "keyword" else None
+        query_vector = vectors.embedder.embed_query(query) if vectors and query.strip() else None
+    except EmbeddingError as exc:
+        if mode is not None:
+            raise
+        notices.append(f"keyword search only: {exc}")
+        vectors = query_vector = None
+    if vectors is None or query_vector is None:
+        if mode == "semantic" and query.strip():
+            raise VaultmemError("no embeddings in this vault yet; run `vaultmem embed` first")
+        return keyword_search(conn, query, limit=limit, **filters)
+    if len(vectors.matrix) < vectors.matrix.total:
+        notices.append(
+            f"{len(vectors.matrix)} of {vectors.matrix.total} chunks are embedded; "
+            "run `vaultmem embed` for the rest"
+        )
+    pool = limit if mode == "semantic" else max(limit * 3, 30)
+    semantic = semantic_hits(conn, vectors.matrix, query_vector, pool, **filters)
+    if mode == "semantic":
+        return semantic
+    keyword = keyword_search(conn, query, limit=pool, **filters)
+    return fuse(keyword, semantic, weight=config.weight, seats=config.seats)[:limit]

@@ -1,0 +1,168 @@
+"""The vector store, ``.vaultmem/vectors.db``: one vector per (text, model).
+
+Table ``vectors (hash, model, vec)``: ``hash`` is a digest of the exact text embedded (a
+chunk's heading path and its text, see ``embedded_text``), so a rename, a reindex or the
+same line in two notes never embeds anything again; ``model`` is the embedder's name, so
+a model change embeds again (vectors of other models are ignored, and pruned by the next
+``vaultmem embed``). ``vec`` is float16 (half the size of float32, and far finer than the
+int8 rows search scores). Table ``models`` records each model's dimension; ``meta.generation``
+is a random token renewed by every write, which tells the matrix (``matrix.py``) to refresh.
+
+The file lives apart from ``index.db`` so ``reindex`` never loses it. Like the index it
+is derived: deleting it loses nothing but the time to embed again. Writes commit in
+batches, so a killed ``vaultmem embed`` keeps what it finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from ..index import is_corrupt, remove_database
+from ..state import create_private
+
+if TYPE_CHECKING:
+    from .embedders import Matrix
+
+VECTORS_FILE = "vectors.db"
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS models (model TEXT PRIMARY KEY, dim INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS vectors (
+    hash TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (hash, model)
+) WITHOUT ROWID;
+"""
+
+
+def embedded_text(heading: str, text: str) -> str:
+    """What is embedded for a chunk: its heading path gives a short line its context."""
+    return f"{heading}\n{text}" if heading else text
+
+
+# The chunks that get a vector: not front matter (never a hit) and not a line that is only
+# an HTML comment (MEMORY.md's block markers): it has no meaning, yet sits near every query.
+EMBEDDABLE = "kind <> 'frontmatter' AND NOT (text LIKE '<!--%' AND text LIKE '%-->')"
+
+
+def text_hash(text: str) -> str:
+    """The store's key for a text."""
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def with_store(state_dir: Path, work: Callable[[VectorStore], T], notices: list[str]) -> T:
+    """Run ``work`` on the open store. A damaged ``vectors.db`` is deleted (it is derived)
+    and ``work`` runs again on an empty one; ``notices`` says so."""
+    path = state_dir / VECTORS_FILE
+    for attempt in (1, 2):
+        store: VectorStore | None = None
+        try:
+            store = VectorStore(path)
+            return work(store)
+        except sqlite3.DatabaseError as exc:
+            if attempt == 2 or not is_corrupt(exc):
+                raise
+            notices.append(f"{path} was damaged ({exc}); deleted: run `vaultmem embed` again")
+        finally:
+            if store is not None:
+                store.close()
+        remove_database(path)
+    raise AssertionError("unreachable")
+
+
+class VectorStore:
+    """An open ``vectors.db``."""
+
+    def __init__(self, path: Path, busy_timeout_ms: int = 5000) -> None:
+        create_private(path)
+        self.path = path
+        self.conn = sqlite3.connect(
+            path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
+        )
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def generation(self) -> str:
+        """The token of the last write ("" before any)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return "" if row is None else str(row[0])
+
+    def dim(self, model: str) -> int | None:
+        """The dimension recorded for ``model``, if it has vectors here."""
+        row = self.conn.execute("SELECT dim FROM models WHERE model = ?", (model,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def hashes(self, model: str) -> set[str]:
+        """The hashes of every text embedded with ``model``."""
+        rows = self.conn.execute("SELECT hash FROM vectors WHERE model = ?", (model,))
+        return {r[0] for r in rows}
+
+    def get(self, model: str, hashes: list[str]) -> dict[str, Matrix]:
+        """The vectors of ``model`` for those of ``hashes`` that have one, as float32."""
+        import numpy as np
+
+        found: dict[str, Matrix] = {}
+        for start in range(0, len(hashes), 500):
+            part = hashes[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for digest, blob in self.conn.execute(
+                f"SELECT hash, vec FROM vectors WHERE model = ? AND hash IN ({marks})",
+                [model, *part],
+            ):
+                found[digest] = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+        return found
+
+    def put(self, model: str, dim: int, items: Iterable[tuple[str, Matrix]]) -> None:
+        """Store vectors of ``model`` in one transaction (a batch of ``vaultmem embed``)."""
+        import numpy as np
+
+        rows = [(h, model, np.asarray(v, dtype=np.float16).tobytes()) for h, v in items]
+        with self._transaction():
+            self.conn.execute("INSERT OR IGNORE INTO models VALUES (?, ?)", (model, dim))
+            self.conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
+
+    def prune(self, model: str, keep: set[str]) -> int:
+        """Delete vectors of other models, and of ``model`` for texts not in ``keep``.
+
+        Returns:
+            How many vectors were deleted.
+        """
+        stale = [(h,) for h in self.hashes(model) - keep]
+        with self._transaction():
+            others = self.conn.execute("DELETE FROM vectors WHERE model <> ?", (model,)).rowcount
+            self.conn.execute("DELETE FROM models WHERE model <> ?", (model,))
+            self.conn.executemany(
+                "DELETE FROM vectors WHERE model = ? AND hash = ?", [(model, h) for (h,) in stale]
+            )
+        return int(others) + len(stale)
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self.conn)
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` with a new generation token (rollback on error)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if kind is not None:
+            self.conn.rollback()
+            return
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (os.urandom(8).hex(),)
+        )
+        self.conn.commit()
