@@ -117,6 +117,19 @@ def test_context_stays_in_the_section_and_leaves_out_struck_and_other_agents_lin
     assert (monday.line_start, monday.line_end) == (9, 9)  # not across its heading
 
 
+def test_a_long_context_never_pushes_the_match_out_of_an_agents_snippet(vault: Vault) -> None:
+    question = "- **Melanie**: " + "so tell me everything about it " * 12 + "^q1"
+    write(
+        vault.root,
+        "memory/2023-05-09.md",
+        f"# Talk\n\n{question}\n- **Caroline**: kumquat jam ^a1\n",
+    )
+    vault.index()
+    hit = vault.search("kumquat")[0]
+    assert hit.line_start < hit.match_start  # the question before is context
+    assert "kumquat jam" in hit.snippet(120)
+
+
 def test_fact_and_memory_md_lines_stand_alone(vault: Vault) -> None:
     write(
         vault.root,

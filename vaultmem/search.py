@@ -166,8 +166,12 @@ class Hit:
 
     def snippet(self, width: int = 200) -> str:
         """The hit's text on one line, cut to ``width`` characters at a word where it can
-        be (for agents)."""
+        be (for agents). When the text with its context lines does not fit, the matched
+        lines alone, so the context never pushes out what matched."""
         flat = " ".join(self.text.split())
+        if len(flat) <= width:
+            return flat
+        flat = " ".join(self.matched.split())
         if len(flat) <= width:
             return flat
         cut = flat[: width - 1]
@@ -370,27 +374,6 @@ def search(
     rows = conn.execute(sql, [*params, pool]).fetchall()
     ranked = sorted(rows, key=lambda r: (-parsed.coverage(_scored_text(r)), r[10]))[:limit]
     hits = [Hit(r[1], r[2], r[3], r[4], -r[10], r[5], [], r[6], r[7], r[8]) for r in ranked]
-    _attach_tags(conn, hits, [r[0] for r in ranked])
-    return hits
-    where.insert(0, "chunks_fts MATCH ?")
-    params.insert(0, match)
-    if len(where) == 1:
-        # No filters: let FTS5 pick the best candidates alone, then join only those rows.
-        sql = (
-            f"SELECT {columns}, m.rank FROM (SELECT rowid, bm25(chunks_fts, {_WEIGHTS}) AS rank"
-            " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS m"
-            " JOIN chunks c ON c.id = m.rowid ORDER BY m.rank"
-        )
-    else:
-        sql = (
-            f"SELECT {columns}, bm25(chunks_fts, {_WEIGHTS}) AS rank"
-            " FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
-            " JOIN files f ON f.path = c.path"
-            f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?"
-        )
-    rows = conn.execute(sql, [*params, pool]).fetchall()
-    ranked = sorted(rows, key=lambda r: (-parsed.coverage(r[5] + "\n" + r[4]), r[9]))[:limit]
-    hits = [Hit(r[1], r[2], r[3], r[4], -r[9], r[5], [], r[6], r[7], r[8]) for r in ranked]
     _attach_tags(conn, hits, [r[0] for r in ranked])
     return hits
 
