@@ -406,3 +406,19 @@ def test_a_bad_embeddings_setting_is_one_clear_error(
     result = run_cli(notes, "embed")
     assert result.returncode == 1
     assert result.stderr.startswith(message) and len(result.stderr.splitlines()) == 1
+
+
+def test_the_matrix_is_built_once_and_refreshed_only_after_a_change(notes: Path) -> None:
+    matrix = notes / ".vaultmem" / "vectors.matrix"
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+            built = matrix.stat().st_ino
+            vault.search("cat", mode="semantic")
+            vault.search("sofa", mode="hybrid")
+            assert matrix.stat().st_ino == built  # read, never written again
+            write(notes, "home/new.md", "zebra quantum violin\n")
+            vault.index()
+            vault.search("cat", mode="semantic")
+            assert matrix.stat().st_ino != built  # the index changed: refreshed

@@ -114,7 +114,8 @@ def load(path: Path) -> VectorMatrix | None:
                 if count
                 else np.zeros(shape, dtype=dtype)
             )
-        return VectorMatrix(header["model"], header["dim"], tuple(header["generations"]), **arrays)
+        generations = tuple(header["generations"])
+        return VectorMatrix(header["model"], header["dim"], generations, header["total"], **arrays)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
