@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vaultmem.parse import (
+    code_ranges,
     find_block_id,
     find_fields,
     find_links,
@@ -233,3 +234,17 @@ def test_malformed_frontmatter_never_becomes_a_heading(frontmatter: str) -> None
     first = doc.blocks[0]
     assert first.kind in ("frontmatter", "paragraph") and first.line_start == 2
     assert first.text.split("\n")[0] == frontmatter.split("\n")[1]
+
+
+def test_a_long_non_ascii_paragraph_has_its_code_spans_at_character_offsets() -> None:
+    # The parser's source maps count UTF-8 bytes; thousands of spans in one paragraph are
+    # converted in one pass (a 384 KB paragraph once took 14 s to validate).
+    unit = "日本語 `код [[не ссылка]] #нет` ещё #тег [[ссылка]] "
+    text = unit * 2000
+    code = unit.index("`")
+    span = (code, unit.index("`", code + 1) + 1)
+    assert code_ranges(text) == [
+        (i * len(unit) + span[0], i * len(unit) + span[1]) for i in range(2000)
+    ]
+    assert find_tags(text) == ["тег"] * 2000
+    assert find_links(text) == [("ссылка", False)] * 2000

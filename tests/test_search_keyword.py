@@ -3,6 +3,7 @@ front matter that is never a hit (issue 14)."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -164,3 +165,65 @@ def test_obsidian_help_notes_are_found_by_a_title_word_missing_from_their_body(
     assert vault.search("frequently")[0].path == "Obsidian Sync/Frequently asked questions.md"
     hits = vault.search("Social media link previews")
     assert hits[0].path == "Obsidian Publish/Social media link previews.md"
+
+
+def test_a_deleted_note_leaves_no_search_term_behind_once_its_front_matter_was_fixed(
+    vault: Vault,
+) -> None:
+    # Closed by '----', the front matter is not read as YAML: its lines are searched.
+    write(vault.root, "draft.md", "---\nstatus: zqxword\n----\nBody.\n")
+    vault.index()
+    assert [h.path for h in vault.search("zqxword")] == ["draft.md"]
+    # Fixed, the same lines are read as YAML, so they are no longer searched ...
+    write(vault.root, "draft.md", "---\nstatus: zqxword\n---\nBody.\n")
+    vault.index()
+    assert vault.search("zqxword") == []
+    # ... and deleting the note hands FTS5 back exactly the rows it holds: a later note,
+    # which may reuse the freed chunk row, is never found by the old note's words.
+    (vault.root / "draft.md").unlink()
+    vault.index()
+    write(vault.root, "other.md", "unrelated words here\n")
+    vault.index()
+    assert vault.search("zqxword") == []
+    assert [h.matched for h in vault.search("unrelated")] == ["unrelated words here"]
+
+
+LONG_YAML = "".join(f"key{i}: value{i} long enough to fill a line of yaml\n" for i in range(80))
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("---\nstatus: zqxword\n----\nBody.\n", "---\nstatus: zqxword\n---\nBody.\n"),
+        ("---\nstatus: zqxword\n---\nBody.\n", "---\nstatus: zqxword\n----\nBody.\n"),
+        ("---\nstatus: [zqxword\n---\nBody.\n", "---\nstatus: [zqxword]\n---\nBody.\n"),
+        # Front matter split into parts (over chunk_max_chars): only its last part is
+        # edited, yet the edit decides whether every part is searched.
+        (f"---\n{LONG_YAML}tail: ok\n---\nBody.\n", f"---\n{LONG_YAML}tail: [broken\n---\nBody.\n"),
+        (f"---\n{LONG_YAML}tail: [broken\n---\nBody.\n", f"---\n{LONG_YAML}tail: ok\n---\nBody.\n"),
+    ],
+    ids=["fixed-closer", "broken-closer", "fixed-yaml", "long-broken", "long-fixed"],
+)
+def test_front_matter_turning_readable_or_not_keeps_the_index_as_a_rebuild_would_be(
+    vault: Vault, tmp_path: Path, before: str, after: str
+) -> None:
+    write(vault.root, "note.md", before)
+    vault.index()
+    write(vault.root, "note.md", after)
+    vault.index()
+    assert fts_terms(vault) == rebuilt_fts_terms(vault, tmp_path / "edited")
+    (vault.root / "note.md").rename(vault.root / "renamed.md")  # its names change
+    vault.index()
+    assert fts_terms(vault) == rebuilt_fts_terms(vault, tmp_path / "renamed")
+    (vault.root / "renamed.md").unlink()
+    vault.index()
+    assert fts_terms(vault) == rebuilt_fts_terms(vault, tmp_path / "deleted")
+
+
+def rebuilt_fts_terms(vault: Vault, copy: Path) -> list[tuple[object, ...]]:
+    """The FTS terms of an index built from scratch on a copy of the vault, leaving the
+    vault's own index as its updates made it."""
+    shutil.copytree(vault.root, copy)
+    with Vault(copy) as fresh:
+        fresh.reindex()
+        return fts_terms(fresh)

@@ -14,15 +14,17 @@ Tables:
   skipped file (binary, too large, symlink) has a row with its warning and no chunks.
 * ``chunks``: one row per chunk: ``path``, ``chunk_id`` (stable, see ``chunk.py``), ``kind``,
   ``line_start``/``line_end`` (1-based, inclusive), ``heading`` path, raw ``text``,
-  ``block_id`` (``^id``) and ``date`` (a ``[created:: ]`` or ``[date:: ]`` field).
+  ``block_id`` (``^id``), ``date`` (a ``[created:: ]`` or ``[date:: ]`` field) and
+  ``searched`` (whether the chunk has a ``chunks_fts`` row, see ``is_searched``).
   Search dates a chunk by that, else the file's ``date``, else the day of its ``mtime_ns``
   (computed at query time, so it follows the file's stat without a re-read).
 * ``chunks_fts``: FTS5 over ``body``, ``heading``, ``cjk`` and ``name`` (see ``terms.py``),
   rowid = ``chunks.id``, ``unicode61`` tokenizer (no stemmer; see ``search.py``). It is
   *contentless*: the text lives once, in ``chunks`` (and the note's names in
   ``files.names``), and a row is deleted by handing FTS5 its column values again,
-  recomputed by ``terms.fts_columns`` and ``terms.name_column``. The front matter chunk has
-  no row: it is never a hit, its values are reached as fields (names, tags, date).
+  recomputed by ``terms.fts_columns`` and ``terms.name_column``, for exactly the chunks
+  marked ``searched`` when they were inserted. The front matter chunk has no row: it is
+  never a hit, its values are reached as fields (names, tags, date).
 * ``tags`` (``chunk`` NULL for frontmatter tags; ``tag_key`` is the case-folded tag, since
   SQLite's ``lower()`` folds only ASCII), ``links`` and ``fields``: the Obsidian syntax of
   each chunk, for filters and later graph features.
@@ -50,7 +52,7 @@ from .chunk import Chunk
 from .errors import IndexLockedError, VaultmemError
 from .terms import fts_columns, name_column
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -61,7 +63,7 @@ CREATE TABLE files (
 CREATE TABLE chunks (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, chunk_id TEXT NOT NULL, kind TEXT NOT NULL,
     line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, heading TEXT NOT NULL,
-    text TEXT NOT NULL, block_id TEXT, date TEXT
+    text TEXT NOT NULL, block_id TEXT, date TEXT, searched INTEGER NOT NULL
 );
 CREATE TABLE tags (path TEXT NOT NULL, chunk INTEGER, tag TEXT NOT NULL, tag_key TEXT NOT NULL);
 CREATE TABLE links (path TEXT NOT NULL, chunk INTEGER NOT NULL, target TEXT NOT NULL,
@@ -88,11 +90,18 @@ CREATE INDEX IF NOT EXISTS fields_path ON fields (path);
 CREATE INDEX IF NOT EXISTS fields_chunk ON fields (chunk);
 """
 
-# The chunks that have an FTS row. Front matter is never a hit: its values are the note's
-# names, tags and date, which search reaches as fields (the name column, --tag, --since).
-# Front matter that is not readable YAML (stored as "{}") has no fields: its lines are
-# searched as text.
-_SEARCHED = "(c.kind <> 'frontmatter' OR f.frontmatter = '{}')"
+
+def is_searched(kind: str, frontmatter: dict[str, Any]) -> bool:
+    """Whether a chunk gets an FTS row. Front matter is never a hit: its values are the
+    note's names, tags and date, which search reaches as fields (the name column, --tag,
+    --since). Front matter that is not readable YAML (``frontmatter`` is empty) has no
+    fields: its lines are searched as text.
+
+    The answer depends on the whole front matter, not only on the chunk's text, so it is
+    stored with the chunk (``chunks.searched``) when the row is inserted: the contentless
+    FTS table must be handed back exactly the rows it was given, whatever the file's
+    ``files`` row says by then."""
+    return kind != "frontmatter" or not frontmatter
 
 
 @dataclass(frozen=True)
@@ -377,19 +386,25 @@ class Index:
             {}
             if self._bulk
             else {
-                r[0]: (r[1], r[2], r[3])
+                r[0]: (r[1], r[2], r[3], bool(r[4]))
                 for r in conn.execute(
-                    "SELECT chunk_id, id, line_start, line_end FROM chunks WHERE path = ?", (path,)
+                    "SELECT chunk_id, id, line_start, line_end, searched FROM chunks"
+                    " WHERE path = ?",
+                    (path,),
                 )
             }
         )
         moved: list[tuple[int, int, int]] = []
         fresh: list[Chunk] = []
         for chunk in chunks:
-            kept = old.pop(chunk.chunk_id, None)
-            if kept is None:
+            kept = old.get(chunk.chunk_id)
+            # An unchanged chunk may still gain or lose its FTS row (the front matter turned
+            # readable or not): then its old row is deleted and it is inserted again.
+            if kept is None or kept[3] != is_searched(chunk.kind, record.frontmatter):
                 fresh.append(chunk)
-            elif (kept[1], kept[2]) != (chunk.line_start, chunk.line_end):
+                continue
+            del old[chunk.chunk_id]
+            if (kept[1], kept[2]) != (chunk.line_start, chunk.line_end):
                 moved.append((chunk.line_start, chunk.line_end, kept[0]))
         self._delete_chunks([v[0] for v in old.values()])
         if stored is not None and stored != record.names:
@@ -429,8 +444,7 @@ class Index:
         """Give the FTS rows of a file's chunks its new names (a rename, an alias edited):
         FTS5 is handed each row's old values to delete it, then the new ones."""
         rows = self.conn.execute(
-            "SELECT c.id, c.kind, c.text, c.heading FROM chunks c JOIN files f ON f.path = c.path"
-            f" WHERE c.path = ? AND {_SEARCHED}",
+            "SELECT id, kind, text, heading FROM chunks WHERE path = ? AND searched",
             (path,),
         ).fetchall()
         columns = [
@@ -460,6 +474,7 @@ class Index:
         for offset, chunk in enumerate(chunks):
             rowid = next_id + offset
             date = _field_date(chunk.fields)
+            searched = is_searched(chunk.kind, record.frontmatter)
             chunk_rows.append(
                 (
                     rowid,
@@ -472,15 +487,16 @@ class Index:
                     chunk.text,
                     chunk.block_id,
                     date,
+                    int(searched),
                 )
             )
-            if chunk.kind != "frontmatter" or not record.frontmatter:  # see _SEARCHED
+            if searched:
                 names = chunk_names(chunk.kind, name)
                 fts_rows.append((rowid, chunk.fts_body, chunk.fts_heading, chunk.fts_cjk, names))
             tag_rows.extend((path, rowid, tag, tag.casefold()) for tag in chunk.tags)
             link_rows.extend((path, rowid, target, int(embed)) for target, embed in chunk.links)
             field_rows.extend((path, rowid, key, value) for key, value in chunk.fields)
-        conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
+        conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
         conn.executemany(
             "INSERT INTO chunks_fts (rowid, body, heading, cjk, name) VALUES (?, ?, ?, ?, ?)",
             fts_rows,
@@ -499,7 +515,7 @@ class Index:
         marks = ",".join("?" * len(ids))
         old = self.conn.execute(
             "SELECT c.id, c.kind, c.text, c.heading, f.names FROM chunks c"
-            f" LEFT JOIN files f ON f.path = c.path WHERE {_SEARCHED} AND c.id IN ({marks})",
+            f" LEFT JOIN files f ON f.path = c.path WHERE c.searched AND c.id IN ({marks})",
             ids,
         )
         self.conn.executemany(

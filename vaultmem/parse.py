@@ -350,13 +350,29 @@ def code_ranges(text: str) -> list[tuple[int, int]]:
         else:
             nodes.extend(node.children)
     if spans and not text.isascii():  # source maps count UTF-8 bytes
-        data = text.encode()
-        spans = [(len(data[:a].decode()), len(data[:b].decode())) for a, b in spans]
+        chars = _char_offsets(text.encode(), {offset for span in spans for offset in span})
+        spans = [(chars[a], chars[b]) for a, b in spans]
     return sorted(spans)
 
 
+def _char_offsets(data: bytes, offsets: set[int]) -> dict[int, int]:
+    """The character offset of each byte offset in ``offsets`` (all on character
+    boundaries) in one pass over ``data``: counting from the start for each offset would
+    make a long paragraph with many code spans quadratic."""
+    found: dict[int, int] = {}
+    byte = char = 0
+    for offset in sorted(offsets):
+        char += len(data[byte:offset].decode())
+        byte = offset
+        found[offset] = char
+    return found
+
+
 def _in_code(start: int, end: int, code: list[tuple[int, int]]) -> bool:
-    return any(a < end and start < b for a, b in code)
+    """Whether ``start``..``end`` overlaps a range of ``code`` (sorted and disjoint, as
+    ``code_ranges`` returns them): a binary search, as a paragraph may hold thousands."""
+    i = bisect.bisect_left(code, (end,)) - 1  # the last range starting before ``end``
+    return i >= 0 and start < code[i][1]
 
 
 def find_tags(text: str) -> list[str]:
