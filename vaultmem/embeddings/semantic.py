@@ -152,9 +152,7 @@ def search(
             raise VaultmemError("no embeddings in this vault yet; run `vaultmem embed` first")
         if mode == "hybrid" and query.strip() and vectors is None:
             # An agent that asked for meaning must know it got words only.
-            notices.append(
-                "keyword search only: no embeddings in this vault yet; run `vaultmem embed`"
-            )
+            notices.append(f"keyword search only: {_why_no_vectors(config)}")
         return keyword_search(conn, query, limit=limit, **filters)
     if len(vectors.matrix) < vectors.matrix.total:
         notices.append(
@@ -181,3 +179,10 @@ def _check_dim(vectors: Vectors, query: Matrix) -> None:
             f"{vectors.embedder.name} now returns vectors of dimension {query.shape[-1]}, but"
             f" the vault's are of dimension {vectors.matrix.dim}; run `vaultmem embed` again"
         )
+
+
+def _why_no_vectors(config: EmbeddingsConfig) -> str:
+    name = model_name(config)
+    if name is None:
+        return "no embedder is configured or installed ([embeddings] backend, docs/embeddings.md)"
+    return f"no vectors of {name} in this vault yet; run `vaultmem embed`"
