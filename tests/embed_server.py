@@ -34,6 +34,8 @@ class EmbedServer(ThreadingHTTPServer):
     key: str
     gate: threading.Semaphore | None
     models: list[str]
+    dim: int  # change it to play a model whose dimension changed under the same name
+    garbage: bool  # answer numbers that are not numbers, to fail a client on purpose
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -57,7 +59,13 @@ class _Handler(BaseHTTPRequestHandler):
         server.texts += len(body["input"])
         server.models.append(body["model"])
         data = [
-            {"object": "embedding", "index": i, "embedding": word_vector(t)}
+            {
+                "object": "embedding",
+                "index": i,
+                "embedding": ["nan?"] * server.dim
+                if server.garbage
+                else word_vector(t, server.dim),
+            }
             for i, t in enumerate(body["input"])
         ]
         answer = json.dumps({"object": "list", "data": data, "model": body["model"]}).encode()
@@ -76,6 +84,8 @@ def embed_server(key: str = "", gated: bool = False) -> Iterator[EmbedServer]:
     server.key = key
     server.gate = threading.Semaphore(0) if gated else None
     server.models = []
+    server.dim = DIM
+    server.garbage = False
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

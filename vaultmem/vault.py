@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .config import Config, load_config
+from .embeddings import numpy_or_notice, semantic_search
 from .errors import IndexLockedError, VaultmemError, VaultNotFoundError
 from .files import Excerpt, FileStat, excerpt, resolve_in_vault, scan_notes
 from .index import Index, index_error, is_corrupt, remove_database
@@ -353,8 +354,7 @@ class Vault:
             if mode == "keyword" or (mode is None and not self._vectors_path.exists()):
                 hits = run_search(self.db.conn, query, **filters)
             else:  # numpy and a model load only for a vault that has vectors
-                from .embeddings.semantic import search as vector_search
-
+                vector_search = semantic_search(mode, self.notices)
                 state, embeddings = self.root / STATE_DIR, self.config.embeddings
                 hits = vector_search(
                     self.db.conn,
@@ -825,7 +825,7 @@ class Vault:
             stale = sorted({s.path for s in plan.to_read} | set(plan.to_delete))
             counts = db.counts()
             embedded = None
-            if self._vectors_path.exists():
+            if self._vectors_path.exists() and numpy_or_notice(self.notices):
                 from .embeddings.embed import coverage
 
                 embedded = coverage(db.conn, self.root / STATE_DIR, self.config.embeddings)

@@ -6,3 +6,69 @@
 Nothing here is imported by the core or by keyword search: a vault without
 ``.vaultmem/vectors.db`` never loads numpy or a model.
 """
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import EmbeddingError
+
+if TYPE_CHECKING:
+    from ..config import EmbeddingsConfig
+    from ..search import Hit
+
+VectorSearch = Callable[..., "list[Hit]"]  # the signature of ``semantic.search``
+
+
+def _missing(exc: ImportError) -> str:
+    return (
+        f"semantic search needs {exc.name or 'numpy'}, which cannot be imported here;"
+        " install it with `pip install 'vaultmem[embeddings]'`"
+    )
+
+
+def numpy_or_notice(notices: list[str]) -> bool:
+    """Whether numpy imports. A vault can hold vectors made by another environment while
+    this one is a core install; then ``notices`` says why they are ignored."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError as exc:
+        notices.append(f"embeddings ignored: {_missing(exc)}")
+        return False
+    return True
+
+
+def semantic_search(mode: str | None, notices: list[str]) -> VectorSearch:
+    """``semantic.search``; without numpy, keyword search for the default mode (with a
+    notice in ``notices``).
+
+    Raises:
+        EmbeddingError: numpy cannot be imported and ``mode`` asked for meaning.
+    """
+    try:
+        from .semantic import search
+    except ImportError as exc:
+        if mode not in (None, "keyword"):
+            raise EmbeddingError(_missing(exc)) from exc
+        notices.append(f"keyword search only: {_missing(exc)}")
+        return _keyword_search
+    return search
+
+
+def _keyword_search(
+    conn: sqlite3.Connection,
+    state_dir: Path,
+    config: EmbeddingsConfig,
+    query: str,
+    *,
+    mode: str | None,
+    limit: int,
+    notices: list[str],
+    **filters: Any,
+) -> list[Hit]:
+    from ..search import search
+
+    return search(conn, query, limit=limit, **filters)

@@ -88,5 +88,12 @@ class BackgroundEmbedder:
             return
         except (VaultmemError, sqlite3.Error, OSError) as exc:
             self.say("warning", f"warning: embedding failed: {exc}; retried after the next edit")
+        except Exception as exc:  # a bug, or a backend's own error: it must not end
+            # the thread: the daemon would go on indexing and never embed again, silently.
+            self.say(
+                "warning",
+                f"warning: embedding failed: {type(exc).__name__}: {exc};"
+                " retried after the next edit",
+            )
         finally:
             conn.close()

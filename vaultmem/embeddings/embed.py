@@ -72,6 +72,13 @@ def embed_vault(
 
     def fill(store: VectorStore) -> None:
         assert embedder is not None
+        dropped = store.set_dim(embedder.name, embedder.dim)
+        if dropped:
+            report.notices.append(
+                f"{embedder.name} now returns vectors of dimension {embedder.dim}: its"
+                f" {dropped} vectors of another dimension were deleted and are embedded again"
+            )
+            report.pruned += dropped
         have = store.hashes(embedder.name)
         todo = sorted((h for h in texts if h not in have), key=lambda h: len(texts[h]))
         report.reused = len(texts) - len(todo)
@@ -89,7 +96,7 @@ def embed_vault(
             report.embedded += len(part)
             if progress is not None:
                 progress(report.embedded, len(todo))
-        report.pruned = store.prune(embedder.name, set(texts))
+        report.pruned += store.prune(embedder.name, set(texts))
         matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, embedder.name)
 
     with_store(state_dir, fill, report.notices)
@@ -107,11 +114,7 @@ def coverage(
     name = model_name(config)
     if name is None or not (state_dir / VECTORS_FILE).exists():
         return None
-    vectors = with_store(
-        state_dir,
-        lambda store: matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, name),
-        [],
-    )
+    vectors = matrices.of_vault(conn, state_dir, name, [])
     if vectors is None:
         total = conn.execute(f"SELECT count(*) FROM chunks WHERE {EMBEDDABLE}")
         return name, 0, int(total.fetchone()[0])

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .store import EMBEDDABLE, VectorStore, embedded_text, text_hash
+from .store import EMBEDDABLE, VECTORS_FILE, VectorStore, embedded_text, text_hash, with_store
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -66,6 +66,7 @@ class VectorMatrix:
     rows: npt.NDArray[np.int8]
     bits: npt.NDArray[np.uint64]
     mean: npt.NDArray[np.float32]
+    mean_of: int = 0  # how many rows the mean was taken over
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -114,8 +115,14 @@ def load(path: Path) -> VectorMatrix | None:
                 if count
                 else np.zeros(shape, dtype=dtype)
             )
-        generations = tuple(header["generations"])
-        return VectorMatrix(header["model"], header["dim"], generations, header["total"], **arrays)
+        return VectorMatrix(
+            header["model"],
+            header["dim"],
+            tuple(header["generations"]),
+            header["total"],
+            mean_of=header.get("mean_of", 0),
+            **arrays,
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -133,6 +140,7 @@ def _write(path: Path, matrix: VectorMatrix) -> None:
         "dim": matrix.dim,
         "generations": list(matrix.generations),
         "total": matrix.total,
+        "mean_of": matrix.mean_of,
         "arrays": layout,
     }
     # Offsets are relative to the data start; fix them once the header's size is known.
@@ -166,12 +174,26 @@ def current(
     row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     generations = ("" if row is None else str(row[0]), store.generation())
     old = load(path)
-    if old is not None and old.model == model and old.generations == generations:
+    if old is not None and (old.model, old.dim) != (model, dim):
+        old = None  # another model, or this model at another dimension: no row is reusable
+    if old is not None and old.generations == generations:
         return old
-    fresh = build(conn, store, model, dim, generations, old if old and old.model == model else None)
+    fresh = build(conn, store, model, dim, generations, old)
     with contextlib.suppress(OSError):  # a read-only vault still searches
         _write(path, fresh)
     return fresh
+
+
+def of_vault(
+    conn: sqlite3.Connection, state_dir: Path, model: str, notices: list[str]
+) -> VectorMatrix | None:
+    """The current matrix of ``model`` for the vault whose state is in ``state_dir``;
+    ``None`` when it has no vectors of ``model``."""
+    if not (state_dir / VECTORS_FILE).exists():
+        return None
+    return with_store(
+        state_dir, lambda store: current(state_dir / MATRIX_FILE, conn, store, model), notices
+    )
 
 
 def build(
@@ -197,20 +219,28 @@ def build(
             missing.append((rowid, chunk_id))
         else:
             kept.append((rowid, chunk_id, position))
-    new_ids, new_keys, vectors = _fetch(conn, store, model, missing)
+    new_ids, new_keys, vectors = _fetch(conn, store, model, dim, missing)
     old_rows = np.array([p for _, _, p in kept], dtype=np.intp)
     ids = np.array([i for i, _, _ in kept] + new_ids, dtype=np.int64)
     keys = np.array([k for _, k, _ in kept] + new_keys, dtype=_KEY)
     fresh = np.asarray(vectors, dtype=np.float32).reshape(-1, dim)
     q_rows, q_scale = _quantise(fresh)
-    if old is not None and len(old_rows):
-        mean = np.asarray(old.mean)
+    count = len(old_rows) + len(fresh)
+    if old is not None and len(old_rows) and old.mean_of / 2 <= count <= old.mean_of * 2:
+        mean, mean_of = np.asarray(old.mean), old.mean_of
         rows = np.concatenate([old.rows[old_rows], q_rows])
         scale = np.concatenate([old.scale[old_rows], q_scale])
         bits = np.concatenate([old.bits[old_rows], _sign_bits(fresh - mean)])
+    elif old is not None and len(old_rows):
+        # The vault doubled or halved since the mean was taken: bits centred on a stale
+        # mean split the rows less evenly, and the sign pass finds fewer true neighbours.
+        rows = np.concatenate([old.rows[old_rows], q_rows])
+        scale = np.concatenate([old.scale[old_rows], q_scale])
+        mean, bits = _centred_bits(rows, scale, dim)
+        mean_of = count
     else:
         mean = fresh.mean(axis=0) if len(fresh) else np.zeros(dim, np.float32)
-        rows, scale, bits = q_rows, q_scale, _sign_bits(fresh - mean)
+        rows, scale, bits, mean_of = q_rows, q_scale, _sign_bits(fresh - mean), count
     order = np.argsort(ids, kind="stable")
     return VectorMatrix(
         model,
@@ -223,11 +253,37 @@ def build(
         rows[order],
         bits[order],
         mean.astype(np.float32),
+        mean_of,
     )
 
 
+def _centred_bits(
+    rows: npt.NDArray[np.int8], scale: npt.NDArray[np.float32], dim: int
+) -> tuple[Matrix, npt.NDArray[np.uint64]]:
+    """The mean of the int8 rows (as floats) and their sign bits about it, in blocks so a
+    large matrix is never held in float32 whole."""
+    block = 20_000
+    total = np.zeros(dim, np.float64)
+    for start in range(0, len(rows), block):
+        part = rows[start : start + block].astype(np.float32) * scale[start : start + block, None]
+        total += part.sum(axis=0)
+    mean = (total / max(len(rows), 1)).astype(np.float32)
+    bits = [
+        _sign_bits(
+            rows[start : start + block].astype(np.float32) * scale[start : start + block, None]
+            - mean
+        )
+        for start in range(0, len(rows), block)
+    ]
+    return mean, np.concatenate(bits) if bits else _sign_bits(np.zeros((0, dim), np.float32))
+
+
 def _fetch(
-    conn: sqlite3.Connection, store: VectorStore, model: str, wanted: list[tuple[int, str]]
+    conn: sqlite3.Connection,
+    store: VectorStore,
+    model: str,
+    dim: int,
+    wanted: list[tuple[int, str]],
 ) -> tuple[list[int], list[str], list[Matrix]]:
     ids: list[int] = []
     keys: list[str] = []
@@ -241,7 +297,8 @@ def _fetch(
         digests = {r[0]: text_hash(embedded_text(r[2], r[3])) for r in texts if part[r[0]] == r[1]}
         found = store.get(model, list(set(digests.values())))
         for rowid, digest in digests.items():
-            if digest in found:
+            # A vector of another dimension is left over from before the model changed.
+            if digest in found and found[digest].shape == (dim,):
                 ids.append(rowid)
                 keys.append(part[rowid])
                 vectors.append(found[digest])

@@ -21,7 +21,6 @@ from ..search import Hit, filter_sql, hits_for_rows
 from ..search import search as keyword_search
 from . import matrix as matrices
 from .embedders import cached_embedder, model_name
-from .store import VECTORS_FILE, with_store
 
 if TYPE_CHECKING:
     from .embedders import Embedder, Matrix
@@ -110,13 +109,7 @@ def open_vectors(
         EmbeddingError: the embedder cannot be loaded.
     """
     name = model_name(config)
-    if name is None or not (state_dir / VECTORS_FILE).exists():
-        return None
-    vectors = with_store(
-        state_dir,
-        lambda store: matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, name),
-        notices,
-    )
+    vectors = None if name is None else matrices.of_vault(conn, state_dir, name, notices)
     if vectors is None or not len(vectors):
         return None
     embedder = cached_embedder(config)
@@ -147,6 +140,8 @@ def search(
     try:
         vectors = open_vectors(conn, state_dir, config, notices) if mode != "keyword" else None
         query_vector = vectors.embedder.embed_query(query) if vectors and query.strip() else None
+        if vectors is not None and query_vector is not None:
+            _check_dim(vectors, query_vector)
     except EmbeddingError as exc:
         if mode is not None:
             raise
@@ -155,6 +150,9 @@ def search(
     if vectors is None or query_vector is None:
         if mode == "semantic" and query.strip():
             raise VaultmemError("no embeddings in this vault yet; run `vaultmem embed` first")
+        if mode == "hybrid" and query.strip() and vectors is None:
+            # An agent that asked for meaning must know it got words only.
+            notices.append(f"keyword search only: {_why_no_vectors(config)}")
         return keyword_search(conn, query, limit=limit, **filters)
     if len(vectors.matrix) < vectors.matrix.total:
         notices.append(
@@ -167,3 +165,24 @@ def search(
         return semantic
     keyword = keyword_search(conn, query, limit=pool, **filters)
     return fuse(keyword, semantic, weight=config.weight, seats=config.seats)[:limit]
+
+
+def _check_dim(vectors: Vectors, query: Matrix) -> None:
+    """A model whose dimension changed under the same name cannot be compared with the
+    vectors made before the change.
+
+    Raises:
+        EmbeddingError: the query's vector and the matrix differ in dimension.
+    """
+    if query.shape != (vectors.matrix.dim,):
+        raise EmbeddingError(
+            f"{vectors.embedder.name} now returns vectors of dimension {query.shape[-1]}, but"
+            f" the vault's are of dimension {vectors.matrix.dim}; run `vaultmem embed` again"
+        )
+
+
+def _why_no_vectors(config: EmbeddingsConfig) -> str:
+    name = model_name(config)
+    if name is None:
+        return "no embedder is configured or installed ([embeddings] backend, docs/embeddings.md)"
+    return f"no vectors of {name} in this vault yet; run `vaultmem embed`"

@@ -101,6 +101,28 @@ class VectorStore:
         row = self.conn.execute("SELECT dim FROM models WHERE model = ?", (model,)).fetchone()
         return None if row is None else int(row[0])
 
+    def set_dim(self, model: str, dim: int) -> int:
+        """Record ``dim`` as ``model``'s dimension. A model whose dimension changed under the
+        same name (a server now serving another model) makes its old vectors useless: they
+        are deleted, so the next ``vaultmem embed`` embeds everything again.
+
+        Returns:
+            How many vectors were deleted.
+        """
+        if self.dim(model) == dim:
+            return 0  # (no write: a new generation would make search rebuild its matrix)
+        with self._transaction():
+            return self._set_dim(model, dim)
+
+    def _set_dim(self, model: str, dim: int) -> int:
+        old = self.dim(model)
+        if old == dim:
+            return 0
+        self.conn.execute("INSERT OR REPLACE INTO models VALUES (?, ?)", (model, dim))
+        if old is None:
+            return 0
+        return int(self.conn.execute("DELETE FROM vectors WHERE model = ?", (model,)).rowcount)
+
     def hashes(self, model: str) -> set[str]:
         """The hashes of every text embedded with ``model``."""
         rows = self.conn.execute("SELECT hash FROM vectors WHERE model = ?", (model,))
@@ -127,7 +149,7 @@ class VectorStore:
 
         rows = [(h, model, np.asarray(v, dtype=np.float16).tobytes()) for h, v in items]
         with self._transaction():
-            self.conn.execute("INSERT OR IGNORE INTO models VALUES (?, ?)", (model, dim))
+            self._set_dim(model, dim)
             self.conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
 
     def prune(self, model: str, keep: set[str]) -> int:

