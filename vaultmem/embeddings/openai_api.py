@@ -78,7 +78,10 @@ class OpenAIEmbedder:
             )
         import numpy as np
 
-        return np.asarray(vectors, dtype=np.float32)
+        try:
+            return np.asarray(vectors, dtype=np.float32)
+        except (ValueError, TypeError) as exc:  # not numbers, or rows of uneven length
+            raise EmbeddingError(f"{self.url} answered with unreadable embeddings: {exc}") from exc
 
     def _post(self, body: bytes) -> Any:
         headers = {"Content-Type": "application/json"}
