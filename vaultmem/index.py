@@ -563,18 +563,6 @@ class Index:
         )
         return [(r[0], r[1], r[2]) for r in rows]
 
-    def citing(self, *links: str) -> list[tuple[str | None, str]]:
-        """``(block_id, text)`` of the chunks whose ``[source:: ]`` or ``[confirmed_by:: ]``
-        is one of ``links`` (the spellings of one daily-note line's link: the facts
-        distilled from it)."""
-        marks = ", ".join("?" * len(links))
-        rows = self.conn.execute(
-            "SELECT DISTINCT c.block_id, c.text FROM fields s JOIN chunks c ON c.id = s.chunk"
-            f" WHERE s.key IN ('source', 'confirmed_by') AND s.value IN ({marks})",
-            links,
-        )
-        return [(row[0], row[1]) for row in rows]
-
     def warnings(self) -> list[tuple[str, list[str]]]:
         """Files that carry parse or read warnings, with the warnings."""
         rows = self.conn.execute(
@@ -595,6 +583,18 @@ def chunk_names(kind: str, names: str) -> str:
     heading is a few words long, so bm25 would rank every heading of a note above the
     note's content whenever its name is asked for; the content carries the name instead."""
     return "" if kind == "heading" else names
+
+
+def citing(conn: sqlite3.Connection, links: list[str]) -> list[tuple[str | None, str]]:
+    """``(block_id, text)`` of the chunks whose ``[source:: ]`` or ``[confirmed_by:: ]``
+    is one of ``links`` (the spellings of one line's link: the facts distilled from it)."""
+    marks = ", ".join("?" * len(links))
+    rows = conn.execute(
+        "SELECT DISTINCT c.block_id, c.text FROM fields s JOIN chunks c ON c.id = s.chunk"
+        f" WHERE s.key IN ('source', 'confirmed_by') AND s.value IN ({marks})",
+        links,
+    )
+    return [(row[0], row[1]) for row in rows]
 
 
 def _field_date(fields: tuple[tuple[str, str], ...]) -> str | None:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .index import citing
 from .memory.facts import Entry, Fact, daily_date, parse_entry, source_key
 from .search import Hit
 
@@ -121,14 +122,7 @@ def _citing(
     daily note, ``[[note#^id]]`` by name and ``[[folder/note#^id]]`` by path."""
     stem = path.removesuffix(".md")
     names = {stem, stem.rsplit("/", 1)[-1], *([day] if day else [])}
-    links = [f"[[{name}#^{block_id}]]" for name in sorted(names)]
-    marks = ", ".join("?" * len(links))
-    rows = conn.execute(
-        "SELECT DISTINCT c.block_id, c.text FROM fields s JOIN chunks c ON c.id = s.chunk"
-        f" WHERE s.key IN ('source', 'confirmed_by') AND s.value IN ({marks})",
-        links,
-    )
-    return [(row[0], row[1]) for row in rows]
+    return citing(conn, [f"[[{name}#^{block_id}]]" for name in sorted(names)])
 
 
 @dataclass

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .config import Config, load_config
 from .embeddings import numpy_or_notice, semantic_search
+from .embeddings.store import VECTORS_FILE
 from .errors import IndexLockedError, VaultmemError, VaultNotFoundError
 from .files import Excerpt, FileStat, excerpt, resolve_in_vault, scan_notes
 from .index import Index, index_error, is_corrupt, remove_database
@@ -377,7 +378,7 @@ class Vault:
 
     @property
     def _vectors_path(self) -> Path:
-        return self.root / STATE_DIR / "vectors.db"
+        return self.root / STATE_DIR / VECTORS_FILE
 
     def embed(
         self,
