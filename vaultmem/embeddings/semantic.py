@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -139,18 +140,15 @@ def search(
         raise VaultmemError(f"unknown search mode {mode!r} (use {', '.join(MODES)})")
     try:
         vectors = open_vectors(conn, state_dir, config, notices) if mode != "keyword" else None
-        query_vector = vectors.embedder.embed_query(query) if vectors and query.strip() else None
-        if vectors is not None and query_vector is not None:
-            _check_dim(vectors, query_vector)
     except EmbeddingError as exc:
         if mode is not None:
             raise
         notices.append(f"keyword search only: {exc}")
-        vectors = query_vector = None
-    if vectors is None or query_vector is None:
+        vectors = None
+    if vectors is None or not query.strip():
         if mode == "semantic" and query.strip():
             raise VaultmemError("no embeddings in this vault yet; run `vaultmem embed` first")
-        if mode == "hybrid" and query.strip() and vectors is None:
+        if mode == "hybrid" and query.strip():
             # An agent that asked for meaning must know it got words only.
             notices.append(f"keyword search only: {_why_no_vectors(config)}")
         return keyword_search(conn, query, limit=limit, **filters)
@@ -160,25 +158,37 @@ def search(
             "run `vaultmem embed` for the rest"
         )
     pool = limit if mode == "semantic" else max(limit * 3, 30)
+    # The model runs in C without the GIL: embed the query while keyword search runs.
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        embedding = executor.submit(_embed_query, vectors, query)
+        keyword = keyword_search(conn, query, limit=pool, **filters) if mode != "semantic" else []
+        try:
+            query_vector = embedding.result()
+        except EmbeddingError as exc:
+            if mode is not None:
+                raise
+            notices.append(f"keyword search only: {exc}")
+            return keyword[:limit]
     semantic = semantic_hits(conn, vectors.matrix, query_vector, pool, **filters)
     if mode == "semantic":
         return semantic
-    keyword = keyword_search(conn, query, limit=pool, **filters)
     return fuse(keyword, semantic, weight=config.weight, seats=config.seats)[:limit]
 
 
-def _check_dim(vectors: Vectors, query: Matrix) -> None:
-    """A model whose dimension changed under the same name cannot be compared with the
-    vectors made before the change.
+def _embed_query(vectors: Vectors, query: str) -> Matrix:
+    """The query's vector.
 
     Raises:
-        EmbeddingError: the query's vector and the matrix differ in dimension.
+        EmbeddingError: the embedder failed, or its vectors no longer match the matrix's
+            dimension (a model changed under the same name: compare nothing).
     """
-    if query.shape != (vectors.matrix.dim,):
+    vector = vectors.embedder.embed_query(query)
+    if vector.shape != (vectors.matrix.dim,):
         raise EmbeddingError(
-            f"{vectors.embedder.name} now returns vectors of dimension {query.shape[-1]}, but"
+            f"{vectors.embedder.name} now returns vectors of dimension {vector.shape[-1]}, but"
             f" the vault's are of dimension {vectors.matrix.dim}; run `vaultmem embed` again"
         )
+    return vector
 
 
 def _why_no_vectors(config: EmbeddingsConfig) -> str:
