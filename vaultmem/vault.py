@@ -355,8 +355,8 @@ class Vault:
             if mode == "keyword" or (mode is None and not self._vectors_path.exists()):
                 hits = run_search(self.db.conn, query, **filters)
             else:  # numpy and a model load only for a vault that has vectors
-                vector_search = semantic_search(mode, self.notices)
                 state, embeddings = self.root / STATE_DIR, self.config.embeddings
+                vector_search = semantic_search(mode, self.notices, embeddings)
                 hits = vector_search(
                     self.db.conn,
                     state,

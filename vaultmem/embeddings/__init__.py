@@ -41,13 +41,17 @@ def numpy_or_notice(notices: list[str]) -> bool:
     return True
 
 
-def semantic_search(mode: str | None, notices: list[str]) -> VectorSearch:
-    """``semantic.search``; without numpy, keyword search for the default mode (with a
-    notice in ``notices``).
+def semantic_search(mode: str | None, notices: list[str], config: EmbeddingsConfig) -> VectorSearch:
+    """``semantic.search``, with ``config``'s embedder already loading in a thread (while
+    numpy imports here); without numpy, keyword search for the default mode (with a notice
+    in ``notices``).
 
     Raises:
         EmbeddingError: numpy cannot be imported and ``mode`` asked for meaning.
     """
+    from .embedders import preload
+
+    preload(config)
     try:
         from .semantic import search
     except ImportError as exc:

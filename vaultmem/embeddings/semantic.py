@@ -101,6 +101,15 @@ class Vectors:
     matrix: matrices.VectorMatrix
 
 
+def open_matrix(
+    conn: sqlite3.Connection, state_dir: Path, config: EmbeddingsConfig, notices: list[str]
+) -> matrices.VectorMatrix | None:
+    """The vault's matrix for the configured model, or ``None`` if it has no vectors."""
+    name = model_name(config)
+    matrix = None if name is None else matrices.of_vault(conn, state_dir, name, notices)
+    return matrix if matrix is not None and len(matrix) else None
+
+
 def open_vectors(
     conn: sqlite3.Connection, state_dir: Path, config: EmbeddingsConfig, notices: list[str]
 ) -> Vectors | None:
@@ -109,12 +118,9 @@ def open_vectors(
     Raises:
         EmbeddingError: the embedder cannot be loaded.
     """
-    name = model_name(config)
-    vectors = None if name is None else matrices.of_vault(conn, state_dir, name, notices)
-    if vectors is None or not len(vectors):
-        return None
-    embedder = cached_embedder(config)
-    return None if embedder is None else Vectors(embedder, vectors)
+    matrix = open_matrix(conn, state_dir, config, notices)
+    embedder = None if matrix is None else cached_embedder(config)
+    return None if matrix is None or embedder is None else Vectors(embedder, matrix)
 
 
 def search(
@@ -138,29 +144,14 @@ def search(
     """
     if mode not in (None, *MODES):
         raise VaultmemError(f"unknown search mode {mode!r} (use {', '.join(MODES)})")
-    try:
-        vectors = open_vectors(conn, state_dir, config, notices) if mode != "keyword" else None
-    except EmbeddingError as exc:
-        if mode is not None:
-            raise
-        notices.append(f"keyword search only: {exc}")
-        vectors = None
-    if vectors is None or not query.strip():
-        if mode == "semantic" and query.strip():
-            raise VaultmemError("no embeddings in this vault yet; run `vaultmem embed` first")
-        if mode == "hybrid" and query.strip():
-            # An agent that asked for meaning must know it got words only.
-            notices.append(f"keyword search only: {_why_no_vectors(config)}")
-        return keyword_search(conn, query, limit=limit, **filters)
-    if len(vectors.matrix) < vectors.matrix.total:
-        notices.append(
-            f"{len(vectors.matrix)} of {vectors.matrix.total} chunks are embedded; "
-            "run `vaultmem embed` for the rest"
-        )
+    matrix = open_matrix(conn, state_dir, config, notices) if mode != "keyword" else None
+    if matrix is None or not query.strip():
+        return _words_only(conn, config, query, mode, limit, notices, None, **filters)
     pool = limit if mode == "semantic" else max(limit * 3, 30)
-    # The model runs in C without the GIL: embed the query while keyword search runs.
+    # The model loads and runs in C without the GIL: it embeds the query (loading first
+    # in a new process) while keyword search runs here.
     with ThreadPoolExecutor(max_workers=1) as executor:
-        embedding = executor.submit(_embed_query, vectors, query)
+        embedding = executor.submit(_embed_query, config, matrix, query)
         keyword = keyword_search(conn, query, limit=pool, **filters) if mode != "semantic" else []
         try:
             query_vector = embedding.result()
@@ -169,24 +160,62 @@ def search(
                 raise
             notices.append(f"keyword search only: {exc}")
             return keyword[:limit]
-    semantic = semantic_hits(conn, vectors.matrix, query_vector, pool, **filters)
+    if query_vector is None:  # no embedder configured or installed
+        return _words_only(conn, config, query, mode, limit, notices, keyword, **filters)
+    if len(matrix) < matrix.total:
+        notices.append(
+            f"{len(matrix)} of {matrix.total} chunks are embedded; "
+            "run `vaultmem embed` for the rest"
+        )
+    semantic = semantic_hits(conn, matrix, query_vector, pool, **filters)
     if mode == "semantic":
         return semantic
     return fuse(keyword, semantic, weight=config.weight, seats=config.seats)[:limit]
 
 
-def _embed_query(vectors: Vectors, query: str) -> Matrix:
-    """The query's vector.
+def _words_only(
+    conn: sqlite3.Connection,
+    config: EmbeddingsConfig,
+    query: str,
+    mode: str | None,
+    limit: int,
+    notices: list[str],
+    keyword: list[Hit] | None,
+    **filters: Any,
+) -> list[Hit]:
+    """Keyword hits when there is nothing to search by meaning with (``keyword``: the ones
+    already found, else searched now).
 
     Raises:
-        EmbeddingError: the embedder failed, or its vectors no longer match the matrix's
-            dimension (a model changed under the same name: compare nothing).
+        VaultmemError: semantic search was asked for.
     """
-    vector = vectors.embedder.embed_query(query)
-    if vector.shape != (vectors.matrix.dim,):
+    if mode == "semantic" and query.strip():
+        raise VaultmemError("no embeddings in this vault yet; run `vaultmem embed` first")
+    if mode == "hybrid" and query.strip():
+        # An agent that asked for meaning must know it got words only.
+        notices.append(f"keyword search only: {_why_no_vectors(config)}")
+    if keyword is not None:
+        return keyword[:limit]
+    return keyword_search(conn, query, limit=limit, **filters)
+
+
+def _embed_query(
+    config: EmbeddingsConfig, matrix: matrices.VectorMatrix, query: str
+) -> Matrix | None:
+    """The query's vector; ``None`` when no embedder is configured or installed.
+
+    Raises:
+        EmbeddingError: the embedder cannot be loaded or failed, or its vectors no longer
+            match the matrix's dimension (a model changed under the same name).
+    """
+    embedder = cached_embedder(config)
+    if embedder is None:
+        return None
+    vector = embedder.embed_query(query)
+    if vector.shape != (matrix.dim,):
         raise EmbeddingError(
-            f"{vectors.embedder.name} now returns vectors of dimension {vector.shape[-1]}, but"
-            f" the vault's are of dimension {vectors.matrix.dim}; run `vaultmem embed` again"
+            f"{embedder.name} now returns vectors of dimension {vector.shape[-1]}, but"
+            f" the vault's are of dimension {matrix.dim}; run `vaultmem embed` again"
         )
     return vector
 
