@@ -452,7 +452,7 @@ def hits_for_rows(conn: sqlite3.Connection, ids: list[int], scores: list[float])
 
 def _scored_text(row: tuple[Any, ...]) -> str:
     """What a candidate row's coverage is counted on: its text, heading path and, unless
-    it is a heading line, its note's names (see ``index.chunk_names``)."""
+    it is a heading line, its note's names (see ``index_write.chunk_names``)."""
     names = "" if row[6] == "heading" else row[9] or ""
     return f"{row[5]}\n{row[4]}\n{names}"
 

@@ -1,5 +1,13 @@
-"""``Vault``: the front door. Opens a vault, holds its config, and does every job the CLI
-and the MCP server offer; they only call it.
+"""``Vault``: the front door. Opens a vault, holds its config, and offers every job the CLI
+and the MCP server do; they only call it.
+
+``Vault`` stays a door: each method checks its arguments and hands the work, in a few
+lines, to the module that owns it: the index's upkeep to ``keeper.py`` (an index run:
+``indexing.py``), a search to ``retrieval.py``, ``vaultmem status`` to ``status.py``, the
+memory pipeline to ``memory/`` (``memory/runs.py`` for consolidate and forget), git to
+``history.py`` and ``versioning.py``, the context block and lookups to ``agent/``, the
+daemon to ``watch.py``. Those that need gitpython, the memory pipeline, numpy or watchdog
+are imported inside the method that needs them, so ``import vaultmem`` stays light.
 
 A vault is a folder holding ``.vaultmem/``. ``Vault.find`` locates it the way git finds its
 repository: an explicit path, else ``VAULTMEM_VAULT``, else the nearest folder at or above
@@ -10,25 +18,24 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import sqlite3
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from .config import Config, load_config
-from .embeddings import numpy_or_notice, semantic_search
-from .embeddings.store import VECTORS_FILE
-from .errors import IndexLockedError, VaultmemError, VaultNotFoundError
+from .errors import VaultmemError, VaultNotFoundError
 from .files import Excerpt, FileStat, excerpt, resolve_in_vault, scan_notes
-from .index import Index, index_error, is_corrupt, remove_database
-from .indexing import IndexReport, Progress, plan_changes, update_index
-from .memory.remember import capture, store_line
-from .search import MAX_LIMIT, Hit
-from .state import STATE_DIR, create_private, secure_state_dir, vault_write_lock
+from .index import Index
+from .indexing import IndexReport, Progress
+from .keeper import IndexKeeper
+from .memory.remember import Remembered, remember
+from .retrieval import Filters, retrieve
+from .search import Hit
+from .state import STATE_DIR, secure_state_dir
+from .status import Status, vault_status
 from .template import InitReport, lay_down
-from .watchlock import daemon_pid
+from .versioning import commit_quietly
 
 if TYPE_CHECKING:
     from .agent.lookup import Recent
@@ -37,50 +44,24 @@ if TYPE_CHECKING:
     from .embeddings.embed import EmbedReport
     from .history import Commit, History, LineVersion, RestoreResult
     from .memory.consolidate import Report as ConsolidationReport
+    from .memory.runs import Forgotten
     from .memory.validate import Problem
     from .sync import SyncResult
-from .search import search as run_search
+
+__all__ = ["ENV_VAR", "INDEX_FILE", "Forgotten", "Remembered", "Status", "Vault"]
 
 INDEX_FILE = "index.db"
 ENV_VAR = "VAULTMEM_VAULT"
 
-T = TypeVar("T")
 
+def __getattr__(name: str) -> Any:
+    # ``Forgotten`` moved to ``memory/runs.py``, which loads the memory pipeline: imported
+    # from here, it loads only when asked for.
+    if name == "Forgotten":
+        from .memory.runs import Forgotten
 
-@dataclass
-class Status:
-    """What ``vaultmem status`` reports."""
-
-    vault: str
-    files: int
-    chunks: int
-    index_bytes: int
-    stale: list[str]
-    warnings: list[tuple[str, list[str]]]
-    daemon_pid: int | None = None
-    embedded: tuple[str, int, int] | None = None  # (model, chunks embedded, of chunks)
-
-
-@dataclass
-class Remembered:
-    """The outcome of ``Vault.remember``: where the line went, or why it was not stored."""
-
-    path: str | None
-    line: int | None
-    block_id: str | None
-    skipped: str | None = None
-    masked: int = 0  # secrets masked in the stored line
-
-
-@dataclass
-class Forgotten:
-    """What ``forget`` changed."""
-
-    block_id: str
-    lines: list[str]
-    changed: list[str]
-    notices: list[str]
-    commit: str | None
+        return Forgotten
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Vault:
@@ -116,11 +97,12 @@ class Vault:
         secure_state_dir(self.root / STATE_DIR)  # the index holds every note's words
         self.config: Config = load_config(self.root)
         self.index_path = index_path or self.root / STATE_DIR / INDEX_FILE
-        self._index: Index | None = None
-        self._tracer = tracer
         #: What vaultmem did on its own that a person should hear of (for example: a
         #: corrupt index was rebuilt). The CLI prints these as warnings.
         self.notices: list[str] = []
+        self._keeper = IndexKeeper(
+            self.root, self.config.index, self.index_path, tracer, self.notices
+        )
 
     @classmethod
     def find(cls, path: str | os.PathLike[str] | None = None, start: Path | None = None) -> Vault:
@@ -167,23 +149,16 @@ class Vault:
         report.committed = commit_init(report.root, report.created)
         return report
 
-    # -- the index ---------------------------------------------------------------------
+    # -- the index (kept usable by keeper.py) ----------------------------------------------
 
     @property
     def db(self) -> Index:
         """The open shadow index (opened, created or rebuilt on first use)."""
-        if self._index is None:
-            create_private(self.index_path)  # SQLite gives its -wal and -shm files its mode
-            self._index = Index.open(self.index_path, self.config.index.busy_timeout_ms)
-            self._index.conn.set_trace_callback(self._tracer)
-            self.notices.extend(self._index.notices)
-        return self._index
+        return self._keeper.db
 
     def close(self) -> None:
         """Close the index connection."""
-        if self._index is not None:
-            self._index.close()
-            self._index = None
+        self._keeper.close()
 
     def __enter__(self) -> Vault:
         return self
@@ -212,26 +187,7 @@ class Vault:
             IndexLockedError: another process holds the index past the busy timeout.
             Interrupted: ``should_stop`` returned true; nothing of the run was written.
         """
-        first_notice = len(self.notices)
-
-        def run() -> IndexReport:
-            if not rebuild:
-                self.db.check()  # damage that no query has tripped over yet
-            return self._update(progress, rebuild, should_stop=should_stop)
-
-        report = self._recovering(run)
-        if self.db.is_gone():
-            # Deleted or replaced while we wrote: build again, into the file now there.
-            self.notices.append(f"{self.index_path} was deleted during the run; built again")
-            self.close()
-            report = self._recovering(run)
-            if self.db.is_gone():
-                raise VaultmemError(
-                    f"{self.index_path} keeps being deleted while vaultmem builds it; "
-                    "stop whatever removes it and run `vaultmem index` again"
-                )
-        report.notices = self.notices[first_notice:]
-        return report
+        return self._keeper.refresh(progress, rebuild, should_stop)
 
     def reindex(self, progress: Progress | None = None) -> IndexReport:
         """Rebuild the index from the files alone (see ``index``)."""
@@ -254,52 +210,7 @@ class Vault:
         Raises:
             IndexLockedError: another process holds the index past the wait.
         """
-        scope = (list(dict.fromkeys(paths)), list(dict.fromkeys(folders)))
-        first_notice = len(self.notices)
-        brief = should_stop is not None or not wait
-        report = self._recovering(lambda: self._update(None, False, scope, should_stop, brief))
-        report.notices = self.notices[first_notice:]
-        return report
-
-    def _update(
-        self,
-        progress: Progress | None,
-        rebuild: bool,
-        scope: tuple[list[str], list[str]] | None = None,
-        should_stop: Callable[[], bool] | None = None,
-        brief: bool = False,
-    ) -> IndexReport:
-        return update_index(
-            self.db,
-            self.root,
-            self.config.index,
-            self.notices,
-            progress=progress,
-            rebuild=rebuild,
-            scope=scope,
-            should_stop=should_stop,
-            brief=brief,
-        )
-
-    def _recovering(self, operation: Callable[[], T]) -> T:
-        """Run an operation on the index. If SQLite finds it damaged, delete it, rebuild it
-        from the notes and run the operation again; any other database problem becomes one
-        clear error."""
-        try:
-            return operation()
-        except sqlite3.DatabaseError as exc:
-            if not is_corrupt(exc):
-                raise index_error(exc, self.index_path) from exc
-            self.close()
-            remove_database(self.index_path)
-            self.notices.append(
-                f"index {self.index_path} was corrupt ({exc}); rebuilt from the files"
-            )
-            try:
-                self._update(None, True)
-                return operation()
-            except sqlite3.DatabaseError as again:
-                raise index_error(again, self.index_path) from again
+        return self._keeper.refresh_paths(paths, folders, should_stop, wait)
 
     # -- reading ------------------------------------------------------------------------
 
@@ -333,52 +244,27 @@ class Vault:
         Hits on facts are written to this device's access log (which reinforces them at
         the next consolidation) unless ``track`` is false or ``memory.track_access`` is off.
         """
-        from .memory.tiers import mark_hits  # the memory pipeline loads only when asked
-        from .results import candidates, refine
-
         wanted = limit or self.config.search.default_limit
         lines = self.config.search.context_lines if context is None else context
-
-        def run() -> list[Hit]:
-            if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
-                self._update(None, False)
-            filters: dict[str, Any] = {
-                "limit": candidates(wanted, MAX_LIMIT),
-                "path_glob": path,
-                "tag": tag,
-                "since": since,
-                "until": until,
-                "url": url,
-                "exclude_glob": None if include_archive else "archive/*",
-                "agent": agent,
-            }
-            if mode == "keyword" or (mode is None and not self._vectors_path.exists()):
-                hits = run_search(self.db.conn, query, **filters)
-            else:  # numpy and a model load only for a vault that has vectors
-                state, embeddings = self.root / STATE_DIR, self.config.embeddings
-                vector_search = semantic_search(mode, self.notices, embeddings)
-                hits = vector_search(
-                    self.db.conn,
-                    state,
-                    embeddings,
-                    query,
-                    mode=mode,
-                    notices=self.notices,
-                    **filters,
-                )
-            if not hits:
-                self.db.probe()  # make sure "nothing found" is not a damaged index talking
-            mark_hits(hits, self.config.memory, today or dt.date.today())
-            return refine(self.db.conn, hits, limit=wanted, context_lines=lines, agent=agent)
-
-        hits = self._recovering(run)
+        where = Filters(path, tag, since, until, url, include_archive, agent)
+        day = today or dt.date.today()
+        hits = self._keeper.read(
+            lambda db: retrieve(
+                db,
+                self.root,
+                self.config,
+                query,
+                where,
+                mode=mode,
+                limit=wanted,
+                context_lines=lines,
+                today=day,
+                notices=self.notices,
+            )
+        )
         if track and self.config.memory.track_access:
-            self._log_access([found for hit in hits for found in (hit, *hit.also_in)])
+            self._log_access([(h.path, h.block_id) for hit in hits for h in (hit, *hit.also_in)])
         return hits
-
-    @property
-    def _vectors_path(self) -> Path:
-        return self.root / STATE_DIR / VECTORS_FILE
 
     def embed(
         self,
@@ -395,12 +281,9 @@ class Vault:
         from .embeddings.embed import embed_vault
 
         self.index()
+        state = self.root / STATE_DIR
         report = embed_vault(
-            self.db.conn,
-            self.root / STATE_DIR,
-            self.config.embeddings,
-            progress=progress,
-            should_stop=should_stop,
+            self.db.conn, state, self.config.embeddings, progress=progress, should_stop=should_stop
         )
         self.notices.extend(report.notices)
         return report
@@ -426,12 +309,7 @@ class Vault:
         budget = self.config.context.budget if budget is None else budget
         block = build_context(self, query, budget, agent, today or dt.date.today())
         if self.config.memory.track_access:
-            self._log_access(
-                [
-                    Hit(i.path, i.line, i.line, "", 0, "", block_id=i.block_id)
-                    for i in block.recalled
-                ]
-            )
+            self._log_access([(item.path, item.block_id) for item in block.recalled])
         return block
 
     def recent(
@@ -472,42 +350,23 @@ class Vault:
         after the index caught up with ``facts/`` and ``archive/`` (a stat of each file)."""
 
         def run() -> list[tuple[str, int, str]]:
-            if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
-                self._update(None, False)
-            else:
-                try:
-                    self._update(None, False, ([], ["facts", "archive"]), brief=True)
-                except IndexLockedError:  # a long run elsewhere: answer from the index as is
-                    self.notices.append("facts not re-read: the index is busy; it may lag")
+            if not self._keeper.catch_up(["facts", "archive"]):
+                self.notices.append("facts not re-read: the index is busy; it may lag")
             return self.db.facts_dated(first.isoformat(), last.isoformat())
 
-        return self._recovering(run)
+        return self._keeper.recovering(run)
 
     def with_block_id(self, block_id: str) -> list[tuple[str, int, int, str]]:
         """``(path, line_start, line_end, text)`` of the chunks the index holds with this
         block id (the files may have changed since: read them to be sure)."""
+        return self._keeper.read(lambda db: db.with_block_id(block_id))
 
-        def run() -> list[tuple[str, int, int, str]]:
-            if self.db.get_meta("settings") is None:  # never built, or being built elsewhere
-                self._update(None, False)
-            return self.db.with_block_id(block_id)
+    def _log_access(self, places: list[tuple[str, str | None]]) -> None:
+        from .memory.ledger import log_access
 
-        return self._recovering(run)
+        log_access(self.root, self.device, places, self.notices)
 
-    def _log_access(self, hits: list[Hit]) -> None:
-        from .memory import ledger
-
-        events = [
-            ("access", hit.block_id)
-            for hit in hits
-            if hit.block_id and hit.path.startswith(("facts/", "archive/"))
-        ]
-        try:
-            ledger.append(self.root, self.device, events)
-        except OSError as exc:  # a read-only vault can still be searched
-            self.notices.append(f"access log not written: {exc.strerror or exc}")
-
-    # -- memory ---------------------------------------------------------------------------
+    # -- memory (the pipeline is memory/; it loads only when a method needs it) -----------
 
     def remember(
         self,
@@ -536,26 +395,20 @@ class Vault:
                 says why: a note that is a folder, not UTF-8 or a symlink, a full disk...
             VaultmemError: ``importance`` is outside 0..1.
         """
-        if importance is not None and not 0 <= importance <= 1:
-            raise VaultmemError(f"importance must be between 0 and 1, got {importance}")
-        when = now or dt.datetime.now()
-        made = capture(
+        stored = remember(
+            self.root,
             text,
-            now=when,
+            now=now or dt.datetime.now(),
             role=role,
             source=source,
             session=session,
-            tags=tuple(tags),
+            tags=tags,
             importance=importance,
             agent=agent,
         )
-        if made.line is None or made.block_id is None:
-            return Remembered(None, None, None, made.skipped, made.masked)
-        rel, number = store_line(self.root, made, when.date())
-        if number is None:
-            return Remembered(rel, None, made.block_id, "already remembered", made.masked)
-        self._index_stored([rel])
-        return Remembered(rel, number, made.block_id, None, made.masked)
+        if stored.line is not None and stored.path is not None:
+            self._index_stored([stored.path])
+        return stored
 
     def capture(
         self,
@@ -601,23 +454,14 @@ class Vault:
         Raises:
             VaultmemError: an unknown mode, or a note that could not be written.
         """
-        from .memory import ledger
-        from .memory.consolidate import MODES, Consolidation
+        from .memory import runs
 
-        if mode not in MODES:
-            raise VaultmemError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
-        run = Consolidation(self.root, self.config, today or dt.date.today(), mode)
-        edits = run.plan()
-        report = run.report
-        report.dry_run = dry_run
+        day = today or dt.date.today()
+        report = runs.consolidate(
+            self.root, self.config, self.device, mode, dry_run=dry_run, today=day
+        )
         if dry_run:
-            report.diff = edits.preview(self.root)
             return report
-        with vault_write_lock(self.root / STATE_DIR):  # a sync's merge waits for both
-            report.changed, notices = edits.apply(self.root, self.root / STATE_DIR)
-            ledger.append(self.root, self.device, run.events)
-        report.notices += notices
-        run.save_checkpoint()
         if report.changed:
             self.index_paths(report.changed)
         report.commit = self._commit_quietly(report.summary(), report.notices)
@@ -641,31 +485,23 @@ class Vault:
             VaultmemError: no line has that block id.
             AmbiguousIdError: it names more than one line (nothing is written).
         """
-        from .memory import ledger
-        from .memory.consolidate import Consolidation
-        from .memory.forget import forget_plan
+        from .memory import runs
 
         today = today or dt.date.today()
-        run = Consolidation(self.root, self.config, today, "quick")
-        plan = forget_plan(run, ident, reason=reason, hard=hard, today=today)
-        with vault_write_lock(self.root / STATE_DIR):
-            changed, notices = plan.edits.apply(self.root, self.root / STATE_DIR)
-            ledger.append(self.root, self.device, plan.events)
-        after = Consolidation(self.root, self.config, today, "quick")
-        more, _ = after.plan(memory_only=True).apply(self.root, self.root / STATE_DIR)
-        changed += more
-        if changed:
-            self.index_paths(changed)
+        done = runs.forget(
+            self.root, self.config, self.device, ident, reason=reason, hard=hard, today=today
+        )
+        if done.changed:
+            self.index_paths(done.changed)
         verb = "forget --hard" if hard else "forget"
-        commit = self._commit_quietly(f"{verb} ^{plan.block}", notices)
-        return Forgotten(plan.block, plan.lines, changed, notices, commit)
+        done.commit = self._commit_quietly(f"{verb} ^{done.block_id}", done.notices)
+        return done
 
     def tiers(self, today: dt.date | None = None) -> dict[str, dict[str, int]]:
         """Facts per file of ``facts/`` and ``archive/``, counted by tier today."""
-        from .memory.consolidate import Consolidation
+        from .memory.runs import tier_counts
 
-        run = Consolidation(self.root, self.config, today or dt.date.today(), "quick")
-        return run.tier_counts()
+        return tier_counts(self.root, self.config, today or dt.date.today())
 
     def validate(self) -> list[Problem]:
         """Problems a person should look at, each with its file and line
@@ -683,18 +519,9 @@ class Vault:
 
     def _commit_quietly(self, message: str, notices: list[str]) -> str | None:
         """Commit when the vault is in a git repository; a notice, not an error, otherwise."""
-        from .errors import GitError
+        return commit_quietly(lambda: self.history, message, notices)
 
-        try:
-            history = self.history
-            commit = history.commit(message)
-        except GitError as exc:
-            notices.append(f"not committed: {exc}")
-            return None
-        notices += history.notices
-        return commit.sha if commit else None
-
-    # -- history (git) ------------------------------------------------------------------
+    # -- history (git: history.py; gitpython loads only when a method needs it) -----------
 
     @property
     def history(self) -> History:
@@ -752,11 +579,9 @@ class Vault:
 
     def _rebuild_blocks(self, today: dt.date | None) -> None:
         """After a merge: ``MEMORY.md``'s and the topic pages' blocks from the merged facts."""
-        from .memory.consolidate import Consolidation
+        from .memory.runs import rebuild_blocks
 
-        run = Consolidation(self.root, self.config, today or dt.date.today(), "quick")
-        _, notices = run.plan(memory_only=True, pages=True).apply(self.root, self.root / STATE_DIR)
-        self.notices += notices
+        self.notices += rebuild_blocks(self.root, self.config, today or dt.date.today())
 
     def restore(self, at: str, paths: Iterable[str] = (), to: Path | None = None) -> RestoreResult:
         """Bring back the vault (or some paths) as it was at a revision or date.
@@ -772,24 +597,15 @@ class Vault:
                 date that does not exist; a path that did not exist then.
         """
         from .history import RestoreResult
+        from .versioning import export_snapshot
 
         rels = [resolve_in_vault(self.root, p)[1] for p in paths]
-        history = self.history
         if to is None:
-            result = history.restore(at, rels)
+            result = self.history.restore(at, rels)
             self.index()
             return result
         to = Path(to).expanduser()
-        if to.resolve().is_relative_to(self.root):
-            # A snapshot inside the vault would be indexed (every hit twice) and committed.
-            raise VaultmemError(f"{to} is inside the vault; restore --to a folder outside it")
-        if to.exists() and (not to.is_dir() or any(to.iterdir())):
-            raise VaultmemError(f"{to} exists and is not an empty folder; choose a new one")
-        target = history.resolve(at)
-        history.existed_at(target, rels)
-        to.mkdir(parents=True, exist_ok=True)
-        written = history.export(target.sha, rels, to)
-        (to / STATE_DIR).mkdir(exist_ok=True)
+        target, written = export_snapshot(self.history, self.root, at, rels, to)
         with Vault(to) as snapshot:
             snapshot.index()
         return RestoreResult(target, written)
@@ -818,30 +634,9 @@ class Vault:
 
     def status(self) -> Status:
         """Counts, index size, files changed since the last index run, and warnings."""
-
-        def run() -> Status:
-            db = self.db
-            db.check()
-            plan = plan_changes(self.scan(), db.states(), racy_ns=0)
-            stale = sorted({s.path for s in plan.to_read} | set(plan.to_delete))
-            counts = db.counts()
-            embedded = None
-            if self._vectors_path.exists() and numpy_or_notice(self.notices):
-                from .embeddings.embed import coverage
-
-                embedded = coverage(db.conn, self.root / STATE_DIR, self.config.embeddings)
-            return Status(
-                str(self.root),
-                counts["files"],
-                counts["chunks"],
-                db.size_bytes(),
-                stale,
-                db.warnings(),
-                daemon_pid(self.root),
-                embedded,
-            )
-
-        return self._recovering(run)
+        return self._keeper.recovering(
+            lambda: vault_status(self.db, self.root, self.config, self.notices)
+        )
 
     def show(self, path: str, line: int | None = None, context: int = 0) -> Excerpt:
         """The lines of a note: all of it, or the block holding ``line`` with ``context``

@@ -110,3 +110,21 @@ def append(root: Path, device: str, events: Iterable[tuple[str, ...]]) -> None:
             data = data[os.write(fd, data) :]
     finally:
         os.close(fd)
+
+
+def log_access(
+    root: Path, device: str, places: Iterable[tuple[str, str | None]], notices: list[str]
+) -> None:
+    """Log an ``access`` event for each hit on a fact, given as ``(path, block_id)``: lines
+    of ``facts/`` and ``archive/`` with a block id (they are reinforced at the next
+    consolidation). A vault that cannot be written can still be searched: a failure to
+    write the log is a notice, not an error."""
+    events = [
+        ("access", block)
+        for path, block in places
+        if block and path.startswith(("facts/", "archive/"))
+    ]
+    try:
+        append(root, device, events)
+    except OSError as exc:
+        notices.append(f"access log not written: {exc.strerror or exc}")

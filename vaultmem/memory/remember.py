@@ -24,6 +24,7 @@ import datetime as dt
 import errno
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +40,17 @@ from .secrets import mask_secrets as mask_secrets
 NOISE_PREFIXES = ("[cron:", "[heartbeat", "[memory context]")
 # vaultmem's own blocks: text holding these markers is an echo of what vaultmem wrote.
 ECHO_MARKERS = ("<!-- vaultmem:begin -->", "<!-- vaultmem:end -->", "<!-- vaultmem:context -->")
+
+
+@dataclass
+class Remembered:
+    """The outcome of ``Vault.remember``: where the line went, or why it was not stored."""
+
+    path: str | None
+    line: int | None
+    block_id: str | None
+    skipped: str | None = None
+    masked: int = 0  # secrets masked in the stored line
 
 
 @dataclass(frozen=True)
@@ -105,6 +117,45 @@ def capture(
         parts.append(f"[importance:: {importance:g}]")
     parts.append(f"^{ident}")
     return Capture(" ".join(parts), ident, None, masked)
+
+
+def remember(
+    root: Path,
+    text: str,
+    *,
+    now: dt.datetime,
+    role: str = "user",
+    source: str | None = None,
+    session: str | None = None,
+    tags: Iterable[str] = (),
+    importance: float | None = None,
+    agent: str | None = None,
+) -> Remembered:
+    """Store one message as a line of the daily note of ``now``'s date (``Vault.remember``,
+    which indexes it); not stored when it is noise or already there.
+
+    Raises:
+        NotStoredError: the line could not be written (nothing was stored).
+        VaultmemError: ``importance`` is outside 0..1.
+    """
+    if importance is not None and not 0 <= importance <= 1:
+        raise VaultmemError(f"importance must be between 0 and 1, got {importance}")
+    made = capture(
+        text,
+        now=now,
+        role=role,
+        source=source,
+        session=session,
+        tags=tuple(tags),
+        importance=importance,
+        agent=agent,
+    )
+    if made.line is None or made.block_id is None:
+        return Remembered(None, None, None, made.skipped, made.masked)
+    rel, number = store_line(root, made, now.date())
+    if number is None:
+        return Remembered(rel, None, made.block_id, "already remembered", made.masked)
+    return Remembered(rel, number, made.block_id, None, made.masked)
 
 
 def _clean(value: str) -> str:

@@ -1,0 +1,59 @@
+"""What ``vaultmem status`` reports: counts, the index's size, the notes changed since the
+last index run (a stat of each, nothing read), parse warnings, the watch daemon's pid and,
+for a vault with vectors, how many chunks have one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import Config
+from .embeddings import numpy_or_notice
+from .files import scan_notes
+from .index import Index
+from .indexing import plan_changes
+from .retrieval import has_vectors
+from .state import STATE_DIR
+from .watchlock import daemon_pid
+
+
+@dataclass
+class Status:
+    """What ``vaultmem status`` reports."""
+
+    vault: str
+    files: int
+    chunks: int
+    index_bytes: int
+    stale: list[str]
+    warnings: list[tuple[str, list[str]]]
+    daemon_pid: int | None = None
+    embedded: tuple[str, int, int] | None = None  # (model, chunks embedded, of chunks)
+
+
+def vault_status(db: Index, root: Path, config: Config, notices: list[str]) -> Status:
+    """The status of the vault at ``root`` and its open index ``db``.
+
+    Raises:
+        sqlite3.DatabaseError: the index is damaged (the caller rebuilds it).
+    """
+    db.check()
+    plan = plan_changes(list(scan_notes(root, config.index.exclude)), db.states(), racy_ns=0)
+    stale = sorted({s.path for s in plan.to_read} | set(plan.to_delete))
+    counts = db.counts()
+    embedded = None
+    if has_vectors(root) and numpy_or_notice(notices):
+        from .embeddings.embed import coverage
+
+        embedded = coverage(db.conn, root / STATE_DIR, config.embeddings)
+    return Status(
+        str(root),
+        counts["files"],
+        counts["chunks"],
+        db.size_bytes(),
+        stale,
+        db.warnings(),
+        daemon_pid(root),
+        embedded,
+    )
