@@ -92,31 +92,37 @@ def words(text: str) -> frozenset[str]:
     # Negations are left out so that "I like tea" and "I don't like tea" read as the same
     # subject (``contradiction`` tells them apart).
     text = _NEGATION.sub(lambda m: "" if CJK_RUN.fullmatch(m.group()) else " ", text)
-    found: set[str] = set()
+    found = _latin_words(text)
     for run in CJK_RUN.findall(text):
         found.update(bigrams(run) if len(run) > 1 else [run])
+    return frozenset(found)
+
+
+def _latin_words(text: str) -> set[str]:
+    found: set[str] = set()
     for word in _WORD.findall(CJK_RUN.sub(" ", text).casefold()):
         if word in _STOP:
             continue
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         found.add(word)
-    return frozenset(found)
+    return found
 
 
 def units(text: str) -> frozenset[str]:
-    """What a fact says, for containment: its content words without filler ("now",
-    "remember", "现在"), CJK as single characters (an inserted "和虾" breaks bigrams but
-    keeps every character of "我对花生过敏")."""
-    text = _FILLER.sub(" ", text)
-    latin = {w for w in words(CJK_RUN.sub(" ", text)) if not CJK_RUN.match(w)}
-    cjk = {c for run in CJK_RUN.findall(_NEGATION.sub(" ", text)) for c in run}
-    return frozenset(latin | (cjk - _CJK_PARTICLES))
+    """What a fact says, for containment: its content words without negations or filler
+    ("now", "remember", "现在"), CJK as single characters (an inserted "和虾" breaks
+    bigrams but keeps every character of "我对花生过敏")."""
+    text = _NEGATION.sub(" ", _FILLER.sub(" ", text))
+    cjk = {c for run in CJK_RUN.findall(text) for c in run}
+    return frozenset(_latin_words(text) | (cjk - _CJK_PARTICLES))
 
 
-def _core(text: str) -> frozenset[str]:
-    """The words of a statement without its stance (like, hate, not) or filler."""
-    return units(_DISLIKE.sub(" ", _LIKE.sub(" ", text)))
+def _core(text: str, found: frozenset[str]) -> frozenset[str]:
+    """The units of a statement without its stance (like, hate; negations are never
+    units), from its ``units``."""
+    stance = " ".join(m.group() for p in (_LIKE, _DISLIKE) for m in p.finditer(text))
+    return found - units(stance) if stance else found
 
 
 def contradiction(new: str, old: str) -> str | None:
@@ -222,49 +228,79 @@ def agree(a: str, b: str, attribute: str) -> bool:
     return bool(tokens_a and tokens_b) and (tokens_a <= tokens_b or tokens_b <= tokens_a)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Fact:
-    """A fact as compared: its text, words and slots, read once."""
+    """A fact as compared, every reading done once: a fact is judged against many."""
 
     text: str
     words: frozenset[str]
     slots: list[Slot] = field(default_factory=list)
+    units: frozenset[str] = frozenset()
+    core: frozenset[str] = frozenset()  # units without stance: like, hate, not
+    negated: bool = False
+    likes: bool | None = None
+    shift: bool = False
+    additive: bool = False
+    given_up: frozenset[str] = frozenset()
 
     @classmethod
     def read(cls, text: str) -> Fact:
-        return cls(text, words(text), slots(text))
+        found = units(text)
+        return cls(
+            text,
+            words(text),
+            slots(text),
+            found,
+            _core(text, found),
+            bool(_NEGATION.search(text)),
+            _polarity(text),
+            bool(_SHIFT.search(text)),
+            bool(_ADDITIVE.search(text)),
+            replaced(text),
+        )
 
 
 def judge(
     new: Fact, old: Fact, similarity: float, duplicate: float, conflict: float
 ) -> Match | None:
     """The verdict on a pair (``key`` left empty); ``None`` when they are not related."""
-    check = compare(new.slots, old.slots, bool(_ADDITIVE.search(new.text)))
-    if check.conflict:
+    check = compare(new.slots, old.slots, new.additive) if new.slots and old.slots else None
+    if check is not None and check.conflict:
         return Match("", similarity, "conflict", check.signal, check.doubtful)
-    cue = contradiction(new.text, old.text)
-    if cue in ("preference change", "negation flip") and _same_core(new.text, old.text):
+    doubtful = check is not None and check.doubtful
+    cue = _cue(new, old)
+    if cue in ("preference change", "negation flip") and _same_core(new.core, old.core):
         return Match("", similarity, "conflict", cue)
-    given_up = replaced(new.text) & old.words
-    if given_up and not given_up & replaced(old.text):
+    given_up = new.given_up & old.words
+    if given_up and not given_up & old.given_up:
         return Match("", similarity, "conflict", "replaces " + ", ".join(sorted(given_up)))
-    new_units, old_units = units(new.text), units(old.text)
-    extra = new_units - old_units
-    if old_units and old_units <= new_units and extra and cue != "negation flip":
-        return Match("", similarity, "subsumes", None, check.doubtful)
-    if (new_units and not extra and (len(new_units) > 1 or check.agree)) or (
+    extra = new.units - old.units
+    if old.units and extra and old.units <= new.units and cue != "negation flip":
+        return Match("", similarity, "subsumes", None, doubtful)
+    agreed = check is not None and check.agree
+    if (new.units and not extra and (len(new.units) > 1 or agreed)) or (
         similarity >= duplicate and cue is None
     ):
-        return Match("", similarity, "duplicate", None, check.doubtful)
+        return Match("", similarity, "duplicate", None, doubtful)
     if similarity >= conflict:
-        return Match("", similarity, "similar", cue, cue == "time shift" or check.doubtful)
+        return Match("", similarity, "similar", cue, cue == "time shift" or doubtful)
     return None
 
 
-def _same_core(new: str, old: str) -> bool:
+def _cue(new: Fact, old: Fact) -> str | None:
+    """``contradiction`` from the facts' readings."""
+    if new.likes is not None and old.likes is not None and new.likes != old.likes:
+        return "preference change"
+    if new.negated != old.negated:
+        return "negation flip"
+    if new.shift and not old.shift:
+        return "time shift"
+    return None
+
+
+def _same_core(a: frozenset[str], b: frozenset[str]) -> bool:
     """Whether two statements say the same but for their stance: one's words nearly all
     in the other ("I drink coffee every morning" / "I no longer drink coffee")."""
-    a, b = _core(new), _core(old)
     if not a or not b:
         return False
     shared = len(a & b)
@@ -280,12 +316,14 @@ class FactSet:
         self._postings: defaultdict[str, set[str]] = defaultdict(set)
         self._slot_keys: defaultdict[tuple[str, str], dict[str, None]] = defaultdict(dict)
         self._order: dict[str, int] = {}
+        self._last: Fact | None = None  # the text ``best`` read, added next as a rule
 
     def __len__(self) -> int:
         return len(self._facts)
 
     def add(self, key: str, text: str) -> None:
-        fact = Fact.read(text)
+        last = self._last
+        fact = last if last is not None and last.text == text else Fact.read(text)
         self._facts[key] = fact
         self._order[key] = len(self._order)
         for word in fact.words:
@@ -323,7 +361,7 @@ class FactSet:
     ) -> Match | None:
         """The earlier fact the new text relates to most, with the verdict; ``None`` when
         none is related (no shared slot, no containment, under ``conflict`` similar)."""
-        new = Fact.read(text)
+        new = self._last = Fact.read(text)
         if not new.words and not new.slots:
             return None
         skip = set(exclude)

@@ -472,3 +472,40 @@ NOT_A_PROJECT = re.compile(
     r"version|project|team|[a-z]+ed|[a-z]+ing)"
 )
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+# -- cues: a reader runs only on a sentence holding one of its words ----------------------
+# Searched in the lower-cased sentence (faster than case-insensitive patterns); the role
+# and tool cues are word sets, as an alternation of a hundred names is slow in ``re``.
+CUE_RESIDENCE = re.compile(r"liv|resid|based|settled|locat|mov|住|搬|定居|生活在|家在")
+CUE_EMPLOYER = re.compile(
+    r"work|employ|job|position|started|hired|intern|joined|left|quit|resigned|laid off"
+    r"|工作|上班|任职|实习|入职|跳槽|加入"
+)
+CUE_FAVOURITE = re.compile(r"favou?rite|最喜欢")
+CUE_VERSION = re.compile(
+    r"\d\.\d|version|upgraded|bumped|updated|pinned|downgraded|版本|升级|降级"
+    r"|\b(?:" + "|".join(sorted(BARE_VERSION)) + r")\s+v?\d"
+)
+CUE_SCHEDULE = re.compile(
+    r"\b(?:mon|tue|wed|thu|fri|sat|sun)|\d:\d\d|\d\s*[ap]\.?m\b|noon|morning|afternoon|evening"
+    r"|night|周[一二三四五六日天]|星期|礼拜|上午|下午|晚上|早上|中午|[\d一二两三四五六七八九十]点"
+)
+CUE_CONTACT = re.compile(
+    r"@|phone|number|mobile|cell|\btel\b|call me|whatsapp|address|手机|电话|号码|地址"
+)
+CUE_DIET = re.compile(
+    r"vegan|plant|vegetarian|veggie|meat|pesc|fish|keto|\beat|omnivore|carnivore|diet"
+    r"|素|肉|生酮|什么都吃"
+)
+CUE_ROLE_CJK = re.compile(r"负责|经理|主管|组长|队长|老板|领导|上司|医生|牙医|房东")
+ROLE_CUE_WORDS = frozenset(
+    "lead leads leader led head heads headed manager managers manages managed pm owner owns "
+    "maintainer captain chair coordinator boss supervisor ceo cto cfo coo director doctor "
+    "dentist gp landlord therapist mentor lawyer accountant advisor physio trainer took takes "
+    "taking runs run running report reports reported".split()
+)
+TOOL_CUE_WORDS = frozenset(
+    {name.split()[0] for name in KIND_OF} | {p.split()[0] for p in PURPOSE_OF if p.isascii()}
+)
+CUE_TOOL_CJK = re.compile(r"数据库|缓存")
+ASCII_WORD = re.compile(r"[a-z0-9+#.]+")

@@ -80,15 +80,18 @@ def _as_said_by(slot: Slot, speaker: str) -> Slot:
 
 
 def _sentence_slots(sentence: str) -> Iterator[Slot]:
-    yield from _residence(sentence)
-    yield from _employer(sentence)
-    yield from _roles(sentence)
-    yield from _favourites(sentence)
-    yield from _versions(sentence)
-    yield from _schedules(sentence)
-    yield from _contacts(sentence)
-    yield from _diet(sentence)
-    yield from _tools(sentence)
+    # Each reader runs only when its cue words are in the sentence: a cheap test instead
+    # of a dozen patterns (consolidation reads every fact of a large vault).
+    lowered = sentence.casefold()
+    tokens = frozenset(t.strip(".") for t in w.ASCII_WORD.findall(lowered))
+    if _ANY_CUE.search(lowered):  # most sentences have none: one search instead of seven
+        for cue, read in _READERS:
+            if cue.search(lowered):
+                yield from read(sentence)
+    if tokens & w.ROLE_CUE_WORDS or w.CUE_ROLE_CJK.search(sentence):
+        yield from _roles(sentence)
+    if tokens & w.TOOL_CUE_WORDS or w.CUE_TOOL_CJK.search(sentence):
+        yield from _tools(sentence)
 
 
 # -- subjects and values ------------------------------------------------------------------
@@ -469,3 +472,15 @@ def _tools(sentence: str) -> Iterator[Slot]:
         negated = dropped or _negated(_clause_before(sentence, start))
         scope = _project(sentence, exclude={name, name.split()[0]})
         yield Slot("tools", f"tool:{kind}", name, negated, scope)
+
+
+_READERS = (
+    (w.CUE_RESIDENCE, _residence),
+    (w.CUE_EMPLOYER, _employer),
+    (w.CUE_FAVOURITE, _favourites),
+    (w.CUE_VERSION, _versions),
+    (w.CUE_SCHEDULE, _schedules),
+    (w.CUE_CONTACT, _contacts),
+    (w.CUE_DIET, _diet),
+)
+_ANY_CUE = re.compile("|".join(f"(?:{cue.pattern})" for cue, _ in _READERS))
