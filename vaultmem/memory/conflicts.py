@@ -272,7 +272,7 @@ def judge(
     if cue in ("preference change", "negation flip") and _same_core(new.core, old.core):
         return Match("", similarity, "conflict", cue)
     given_up = new.given_up & old.words
-    if given_up and not given_up & old.given_up:
+    if given_up and not given_up & old.given_up and _restates(new, old, given_up):
         return Match("", similarity, "conflict", "replaces " + ", ".join(sorted(given_up)))
     extra = new.units - old.units
     if old.units and extra and old.units <= new.units and cue != "negation flip":
@@ -300,11 +300,22 @@ def _cue(new: Fact, old: Fact) -> str | None:
 
 def _same_core(a: frozenset[str], b: frozenset[str]) -> bool:
     """Whether two statements say the same but for their stance: one's words nearly all
-    in the other ("I drink coffee every morning" / "I no longer drink coffee")."""
+    in the other, and at least half of all their words shared ("I drink coffee every
+    morning" / "I no longer drink coffee"; not a short thank-you against a long turn
+    that shares its few words)."""
     if not a or not b:
         return False
     shared = len(a & b)
-    return max(shared / len(a), shared / len(b)) >= 0.75
+    return max(shared / len(a), shared / len(b)) >= 0.75 and shared / len(a | b) >= 0.5
+
+
+def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
+    """Whether the new fact says the old one again with the given-up words replaced:
+    the old fact's other words nearly all in it ("I drive a Toyota" / "I drive a Tesla
+    now instead of the Toyota"; not "since I moved from my home country" against any
+    fact that says "home")."""
+    rest = old.units - given_up
+    return not rest or len(rest & new.units) / len(rest) >= 0.75
 
 
 class FactSet:
