@@ -1,15 +1,26 @@
-"""Is a new fact a repeat of an old one, a contradiction of it, or news?
+"""Is a new fact a repeat of an old one, a contradiction of it, a fuller version of it, or news?
 
-Similarity is word overlap: plain Jaccard over content words (CJK as bigrams), and the
-same overlap weighted by each word's rarity among all facts (idf, the weighting bm25 gives
-one-line documents). The higher of the two counts. A pair above ``duplicate_similarity``
-with no contradiction is a repeat; a pair above ``conflict_similarity`` with a
-contradiction signal is a conflict, and the newer fact supersedes the older:
+Two readings of a pair of facts, rules only (no model, no network):
 
-* negation flip: one says "not", "never", "no longer", "不", "没" and the other does not;
-* preference change: one likes and the other dislikes (like / hate, 喜欢 / 讨厌);
-* time shift: the new one says "now", "switched", "moved to", "instead", "现在", "改用"
-  and the old one does not.
+* **Slots** (``slots.py``): what each fact says about whom, as (subject, attribute,
+  value). The same subject and single-valued attribute with another value is a conflict
+  whatever the wording and with no cue word: "I live in Berlin" / "I moved to Paris last
+  month". The same value is agreement. "also", "too", "也" make a new value an addition.
+* **Words**: content words (CJK as bigrams), compared by plain Jaccard and by the same
+  overlap weighted by each word's rarity among all facts (idf, the weighting bm25 gives
+  one-line documents); the higher counts. A contradiction cue counts only when the two
+  facts say the same thing but for it: a negation flip ("not", "no longer", "不", "没") or
+  a preference change (like / hate, 喜欢 / 讨厌) over the same words, or an explicit
+  replacement ("instead of X", "switched from X to", ", not X") naming a word of the old
+  fact. A time shift alone ("now", "switched", "现在") is not enough: "I now also play
+  chess" does not undo "I play tennis"; such pairs are *doubtful*.
+
+The verdicts, for the closest earlier fact: ``conflict`` (the new fact supersedes the old),
+``subsumes`` (the new one says all the old one says and more: it supersedes it and cites
+both sources), ``duplicate`` (it adds nothing: a repeat), ``similar`` (close, neither).
+``Match.doubtful`` marks a verdict the rules are unsure of: same subject and attribute but
+a scope only one fact names ("Python 3.12" against "Atlas runs on Python 3.11"), a pronoun
+subject, or a time-shift cue alone; an optional LLM pass may re-judge those.
 """
 
 from __future__ import annotations
@@ -18,9 +29,10 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..terms import CJK_RUN, bigrams
+from .slots import UNKNOWN, Slot, slots
 
 _WORD = re.compile(r"[^\W_]+")
 _MAX_CANDIDATES = 50
@@ -33,7 +45,7 @@ _STOP = frozenset(
     "s t d ll re ve m".split()
 )
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without|no longer|anymore|"
+    r"\b(?:no longer|not|no|never|none|nobody|nothing|neither|nor|cannot|without|anymore|"
     r"isn't|aren't|wasn't|weren't|don't|doesn't|didn't|won't|can't|couldn't|shouldn't|"
     r"haven't|hasn't|hadn't|dont|doesnt|didnt|isnt|cant|wont)\b|不再|从不|[不没]",
     re.I,
@@ -51,25 +63,70 @@ _SHIFT = re.compile(
 )
 
 
+# Words that say when or how surely, not what: left out when asking whether one fact holds
+# all the words of another.
+_FILLER = re.compile(
+    r"\b(?:now|nowadays|currently|anymore|any more|these days|still|actually|really|"
+    r"remember|note|please|fyi|important|again|today|from now on|as of now|by far|btw|"
+    r"right now)\b|请记住|记住|注意|现在|目前|已经|还是|了",
+    re.I,
+)
+_CJK_PARTICLES = frozenset("的了是吗呢啊吧")
+_ADDITIVE = re.compile(r"\b(?:also|too|as well|another|in addition)\b|也", re.I)
+# "instead of X", "switched from X to", ", not X", "不再用X", "从X换成": X is given up.
+_REPLACED = re.compile(
+    r"\b(?:instead of|rather than|in place of)\s+(?:the\s+|a\s+|my\s+|our\s+)?"
+    r"(?P<a>[^\W\d_][\w'-]*)"
+    r"|\b(?:switched|changed|moved|went|migrated|swapped|converted)\s+(?:[\w'-]+\s+){0,2}?"
+    r"from\s+(?:the\s+|a\s+|my\s+|our\s+)?(?P<b>[^\W\d_][\w'-]*)"
+    r"|,\s*not\s+(?:the\s+|a\s+)?(?P<c>[^\W\d_][\w'-]*)\s*[.!]?$"
+    r"|不再(?:用|是|去|住在|喝|吃)(?P<d>[^\s，。了]{1,6})|从(?P<e>[^\s，。]{1,6}?)(?:换成|改成|改为|搬到|变成)",
+    re.I,
+)
+_PRIORITY = {"duplicate": 4, "conflict": 3, "subsumes": 2, "similar": 1}
+_MAX_SLOT_CANDIDATES = 20
+
+
 def words(text: str) -> frozenset[str]:
     """Content words, case-folded, a plural ``s`` dropped; CJK runs as bigrams."""
     # Negations are left out so that "I like tea" and "I don't like tea" read as the same
     # subject (``contradiction`` tells them apart).
     text = _NEGATION.sub(lambda m: "" if CJK_RUN.fullmatch(m.group()) else " ", text)
-    found: set[str] = set()
+    found = _latin_words(text)
     for run in CJK_RUN.findall(text):
         found.update(bigrams(run) if len(run) > 1 else [run])
+    return frozenset(found)
+
+
+def _latin_words(text: str) -> set[str]:
+    found: set[str] = set()
     for word in _WORD.findall(CJK_RUN.sub(" ", text).casefold()):
         if word in _STOP:
             continue
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         found.add(word)
-    return frozenset(found)
+    return found
+
+
+def units(text: str) -> frozenset[str]:
+    """What a fact says, for containment: its content words without negations or filler
+    ("now", "remember", "现在"), CJK as single characters (an inserted "和虾" breaks
+    bigrams but keeps every character of "我对花生过敏")."""
+    text = _NEGATION.sub(" ", _FILLER.sub(" ", text))
+    cjk = {c for run in CJK_RUN.findall(text) for c in run}
+    return frozenset(_latin_words(text) | (cjk - _CJK_PARTICLES))
+
+
+def _core(text: str, found: frozenset[str]) -> frozenset[str]:
+    """The units of a statement without its stance (like, hate; negations are never
+    units), from its ``units``."""
+    stance = " ".join(m.group() for p in (_LIKE, _DISLIKE) for m in p.finditer(text))
+    return found - units(stance) if stance else found
 
 
 def contradiction(new: str, old: str) -> str | None:
-    """The signal that the new statement contradicts the old one, if any."""
+    """The cue that the new statement contradicts the old one, if any."""
     new_likes, old_likes = _polarity(new), _polarity(old)
     if new_likes is not None and old_likes is not None and new_likes != old_likes:
         return "preference change"
@@ -88,38 +145,211 @@ def _polarity(text: str) -> bool | None:
     return None
 
 
+def replaced(text: str) -> frozenset[str]:
+    """Words the text says were given up ("instead of X", "switched from X to", ", not X")."""
+    found: set[str] = set()
+    for match in _REPLACED.finditer(text):
+        found |= words(next(g for g in match.groups() if g))
+    return frozenset(found)
+
+
 @dataclass(frozen=True)
 class Match:
-    """The most similar earlier fact and what the new one is to it."""
+    """The closest earlier fact and what the new one is to it."""
 
     key: str
     similarity: float
-    verdict: str  # "duplicate" | "conflict" | "similar"
+    verdict: str  # "duplicate" | "conflict" | "subsumes" | "similar"
     signal: str | None
+    doubtful: bool = False  # the rules are unsure: worth a second opinion
+
+
+@dataclass
+class SlotCheck:
+    """What the two facts' slots say about the pair."""
+
+    conflict: bool = False
+    agree: bool = False
+    doubtful: bool = False
+    signal: str | None = None
+
+
+def compare(new: list[Slot], old: list[Slot], additive: bool = False) -> SlotCheck:
+    """Whether two facts fill one slot with different values (a conflict), with the same
+    value (agreement), or share no slot; a sure conflict wins over a doubtful one."""
+    check = SlotCheck()
+    for n in new:
+        for o in old:
+            unsure = _same_slot(n, o)
+            if unsure is None:
+                continue
+            same = agree(n.value, o.value, n.attribute)
+            if same:
+                clash = n.negated != o.negated
+            else:
+                clash = not n.negated and not o.negated and not additive
+            if clash and (not check.conflict or (check.doubtful and not unsure)):
+                signal = f"{n.attribute.split(':')[0]}: {o.value} -> {n.value}"
+                if same:
+                    signal = f"{n.attribute.split(':')[0]}: {n.value} taken back"
+                check = SlotCheck(True, False, unsure, signal)
+            elif same and not clash and not check.conflict:
+                check.agree, check.doubtful = True, check.doubtful or unsure
+    return check
+
+
+def _same_slot(new: Slot, old: Slot) -> bool | None:
+    """``None`` when two slots are not one slot, else whether that is unsure (a pronoun
+    subject, or a scope only one of them names)."""
+    if new.attribute != old.attribute:
+        return None
+    unsure = False
+    if new.subject != old.subject:
+        if UNKNOWN not in (new.subject, old.subject):
+            return None
+        unsure = True
+    if new.scope != old.scope:
+        if new.scope and old.scope:
+            return None
+        unsure = True
+    return unsure
+
+
+def agree(a: str, b: str, attribute: str) -> bool:
+    """Two values the same: equal, one naming part of the other ("PostgreSQL 16" and
+    "PostgreSQL"), or, for a time, no part (day, time) named differently."""
+    if attribute == "time":
+        parts_a = dict(part.split("=", 1) for part in a.split(";") if "=" in part)
+        parts_b = dict(part.split("=", 1) for part in b.split(";") if "=" in part)
+        return all(parts_b[k] == v for k, v in parts_a.items() if k in parts_b)
+    if a == b:
+        return True
+    tokens_a, tokens_b = set(a.split()), set(b.split())
+    return bool(tokens_a and tokens_b) and (tokens_a <= tokens_b or tokens_b <= tokens_a)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A fact as compared, every reading done once: a fact is judged against many."""
+
+    text: str
+    words: frozenset[str]
+    slots: list[Slot] = field(default_factory=list)
+    units: frozenset[str] = frozenset()
+    core: frozenset[str] = frozenset()  # units without stance: like, hate, not
+    negated: bool = False
+    likes: bool | None = None
+    shift: bool = False
+    additive: bool = False
+    given_up: frozenset[str] = frozenset()
+
+    @classmethod
+    def read(cls, text: str) -> Fact:
+        found = units(text)
+        return cls(
+            text,
+            words(text),
+            slots(text),
+            found,
+            _core(text, found),
+            bool(_NEGATION.search(text)),
+            _polarity(text),
+            bool(_SHIFT.search(text)),
+            bool(_ADDITIVE.search(text)),
+            replaced(text),
+        )
+
+
+def judge(
+    new: Fact, old: Fact, similarity: float, duplicate: float, conflict: float
+) -> Match | None:
+    """The verdict on a pair (``key`` left empty); ``None`` when they are not related."""
+    check = compare(new.slots, old.slots, new.additive) if new.slots and old.slots else None
+    if check is not None and check.conflict:
+        return Match("", similarity, "conflict", check.signal, check.doubtful)
+    doubtful = check is not None and check.doubtful
+    cue = _cue(new, old)
+    if cue in ("preference change", "negation flip") and _same_core(new.core, old.core):
+        return Match("", similarity, "conflict", cue)
+    given_up = new.given_up & old.words
+    if given_up and not given_up & old.given_up and _restates(new, old, given_up):
+        return Match("", similarity, "conflict", "replaces " + ", ".join(sorted(given_up)))
+    extra = new.units - old.units
+    if old.units and extra and old.units <= new.units and cue != "negation flip":
+        return Match("", similarity, "subsumes", None, doubtful)
+    agreed = check is not None and check.agree
+    if (new.units and not extra and (len(new.units) > 1 or agreed)) or (
+        similarity >= duplicate and cue is None
+    ):
+        return Match("", similarity, "duplicate", None, doubtful)
+    if similarity >= conflict:
+        return Match("", similarity, "similar", cue, cue == "time shift" or doubtful)
+    return None
+
+
+def _cue(new: Fact, old: Fact) -> str | None:
+    """``contradiction`` from the facts' readings."""
+    if new.likes is not None and old.likes is not None and new.likes != old.likes:
+        return "preference change"
+    if new.negated != old.negated:
+        return "negation flip"
+    if new.shift and not old.shift:
+        return "time shift"
+    return None
+
+
+def _same_core(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two statements say the same but for their stance: one's words nearly all
+    in the other, and at least half of all their words shared ("I drink coffee every
+    morning" / "I no longer drink coffee"; not a short thank-you against a long turn
+    that shares its few words)."""
+    if not a or not b:
+        return False
+    shared = len(a & b)
+    return max(shared / len(a), shared / len(b)) >= 0.75 and shared / len(a | b) >= 0.5
+
+
+def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
+    """Whether the new fact says the old one again with the given-up words replaced:
+    the old fact's other words nearly all in it ("I drive a Toyota" / "I drive a Tesla
+    now instead of the Toyota"; not "since I moved from my home country" against any
+    fact that says "home")."""
+    rest = old.units - given_up
+    return not rest or len(rest & new.units) / len(rest) >= 0.75
 
 
 class FactSet:
-    """Facts held for comparison: an inverted index from word to facts, with idf weights."""
+    """Facts held for comparison: an inverted index from word to facts, with idf weights,
+    and one from (subject, attribute) to the facts filling that slot."""
 
     def __init__(self) -> None:
-        self._words: dict[str, frozenset[str]] = {}
-        self._texts: dict[str, str] = {}
+        self._facts: dict[str, Fact] = {}
         self._postings: defaultdict[str, set[str]] = defaultdict(set)
+        self._slot_keys: defaultdict[tuple[str, str], dict[str, None]] = defaultdict(dict)
+        self._order: dict[str, int] = {}
+        self._last: Fact | None = None  # the text ``best`` read, added next as a rule
 
     def __len__(self) -> int:
-        return len(self._words)
+        return len(self._facts)
 
     def add(self, key: str, text: str) -> None:
-        found = words(text)
-        self._words[key] = found
-        self._texts[key] = text
-        for word in found:
+        last = self._last
+        fact = last if last is not None and last.text == text else Fact.read(text)
+        self._facts[key] = fact
+        self._order[key] = len(self._order)
+        for word in fact.words:
             self._postings[word].add(key)
+        for slot in fact.slots:
+            self._slot_keys[(slot.subject, slot.attribute)][key] = None
 
     def discard(self, key: str) -> None:
-        for word in self._words.pop(key, frozenset()):
+        fact = self._facts.pop(key, None)
+        if fact is None:
+            return
+        for word in fact.words:
             self._postings[word].discard(key)
-        self._texts.pop(key, None)
+        for slot in fact.slots:
+            self._slot_keys[(slot.subject, slot.attribute)].pop(key, None)
 
     def similarity(self, a: frozenset[str], b: frozenset[str]) -> float:
         """The higher of Jaccard and idf-weighted Jaccard of two word sets."""
@@ -131,7 +361,7 @@ class FactSet:
         union = a | b
         shared = a & b
         jaccard = len(shared) / len(union)
-        total = len(self._words)
+        total = len(self._facts)
         for word in union - idf.keys():
             idf[word] = math.log(1 + total / (1 + len(self._postings.get(word, ()))))
         weighted = sum(idf[w] for w in shared) / sum(idf[w] for w in union)
@@ -140,35 +370,45 @@ class FactSet:
     def best(
         self, text: str, duplicate: float, conflict: float, exclude: Iterable[str] = ()
     ) -> Match | None:
-        """The earlier fact the new text is closest to, with the verdict; ``None`` when
-        nothing is at least ``conflict`` similar."""
-        found = words(text)
-        if not found:
+        """The earlier fact the new text relates to most, with the verdict; ``None`` when
+        none is related (no shared slot, no containment, under ``conflict`` similar)."""
+        new = self._last = Fact.read(text)
+        if not new.words and not new.slots:
             return None
-        # Candidates share one of the text's rarest words: a repeat or a contradiction
-        # shares its subject, and rare words keep the candidate lists short.
-        # A word in over _MAX_POSTING facts is too common to find a repeat by.
-        shared = [w for w in found if 0 < len(self._postings.get(w, ())) <= _MAX_POSTING]
-        rare = sorted(shared, key=lambda w: (len(self._postings[w]), w))[:4]
         skip = set(exclude)
+        best: Match | None = None
+        rank: tuple[int, float, int] = (0, 0.0, 0)
+        idf: dict[str, float] = {}
+        for key in self._candidates(new):
+            if key in skip:
+                continue
+            sim = self._similarity(new.words, self._facts[key].words, idf)
+            found = judge(new, self._facts[key], sim, duplicate, conflict)
+            if found is None:
+                continue
+            mine = (_PRIORITY[found.verdict], sim, self._order[key])
+            if mine > rank:
+                best, rank = Match(key, sim, found.verdict, found.signal, found.doubtful), mine
+        return best
+
+    def _candidates(self, new: Fact) -> list[str]:
+        """Facts filling one of the new fact's slots (newest first), then those sharing
+        most of its rarest words: a repeat or a contradiction shares its subject, and rare
+        words keep the lists short. A word in over _MAX_POSTING facts is too common to
+        find a repeat by."""
+        found: dict[str, None] = {}
+        for slot in new.slots:
+            keys = self._slot_keys.get((slot.subject, slot.attribute), {})
+            for key in list(reversed(keys))[:_MAX_SLOT_CANDIDATES]:
+                found[key] = None
+        postings = self._postings
+        shared = [w for w in new.words if 0 < len(postings.get(w, ())) <= _MAX_POSTING]
+        rare = sorted(shared, key=lambda w: (len(postings[w]), w))[:4]
         hits: dict[str, int] = {}
         for word in rare:
-            for key in self._postings[word]:
+            for key in postings[word]:
                 hits[key] = hits.get(key, 0) + 1
         # The facts sharing most of the rare words; a cap keeps a common subject cheap.
-        candidates = sorted((k for k in hits if k not in skip), key=lambda k: (-hits[k], k))
-        best: Match | None = None
-        idf: dict[str, float] = {}
-        for key in candidates[:_MAX_CANDIDATES]:
-            sim = self._similarity(found, self._words[key], idf)
-            if sim < conflict or (best is not None and sim <= best.similarity):
-                continue
-            signal = contradiction(text, self._texts[key])
-            if signal is not None:
-                verdict = "conflict"
-            elif sim >= duplicate:
-                verdict = "duplicate"
-            else:
-                verdict = "similar"
-            best = Match(key, sim, verdict, signal)
-        return best
+        for key in sorted(hits, key=lambda k: (-hits[k], k))[:_MAX_CANDIDATES]:
+            found[key] = None
+        return list(found)

@@ -276,8 +276,13 @@ class Consolidation:
                 self.events.append(("distilled", key, match.key))
                 self.report.repeats += 1
                 return
-            if match.verdict == "conflict" and not old.pinned and old.id:
+            if match.verdict in ("conflict", "subsumes") and not old.pinned and old.id:
                 supersedes = fact_link(old.path, old.id)
+                self.factset.discard(old.id)  # a later line this run compares with the new one
+        # A fuller restatement cites the old fact's sources too: the words it took over.
+        sources = [key]
+        if match is not None and match.verdict == "subsumes" and supersedes:
+            sources += [s for s in self.by_id[match.key].sources if s != key]
         meta = extract(text)
         target = route(rated, meta)
         line = render_fact(
@@ -285,7 +290,7 @@ class Consolidation:
             ident=fact_id(key),
             kind="belief" if confidence is not None else rated.kind,
             importance=round(value, 2),
-            sources=[key],
+            sources=sources,
             meta=meta,
             confidence=confidence,
             supersedes=supersedes,

@@ -1,0 +1,172 @@
+"""Conflicts by slot: a new value for the same subject and attribute supersedes the old
+fact whatever the wording; facts that can both be true stay; a fuller restatement
+subsumes the old one and cites both sources. Measured on tests/data/conflict_pairs.json."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections import Counter
+from pathlib import Path
+
+from conftest import run_cli, write
+
+from vaultmem import Vault
+from vaultmem.config import MemoryConfig
+from vaultmem.memory.conflicts import FactSet
+from vaultmem.memory.facts import parse_entries
+
+PAIRS = Path(__file__).parent / "data" / "conflict_pairs.json"
+
+DAY = dt.date(2026, 11, 22)
+HEADER = "---\ndate: {day}\ntype: daily\n---\n\n# {day}\n\n"
+
+
+def daily(root: Path, day: str, *lines: str) -> None:
+    write(root, f"memory/{day}.md", HEADER.format(day=day) + "\n".join(lines) + "\n")
+
+
+def all_fact_lines(root: Path) -> list[str]:
+    return [
+        entry.raw
+        for path in sorted((root / "facts").rglob("*.md"))
+        for entry in parse_entries(path.read_text(encoding="utf-8"))
+    ]
+
+
+def judged_pairs() -> list[tuple[str, str, str, str]]:
+    """``(label, verdict, old, new)`` of every labelled pair, judged as consolidation
+    judges it (the old fact alone in a ``FactSet``, default thresholds; no verdict or
+    "similar" is "compatible"). ``bench/conflict_eval.py`` prints the same table."""
+    memory = MemoryConfig()
+    judged = []
+    for pair in json.loads(PAIRS.read_text(encoding="utf-8"))["pairs"]:
+        facts = FactSet()
+        facts.add("old", pair["old"])
+        match = facts.best(pair["new"], memory.duplicate_similarity, memory.conflict_similarity)
+        verdict = "compatible" if match is None or match.verdict == "similar" else match.verdict
+        judged.append((pair["label"], verdict, pair["old"], pair["new"]))
+    return judged
+
+
+def precision_recall(judged: list[tuple[str, str, str, str]], label: str) -> tuple[float, float]:
+    counts = Counter((actual == label, verdict == label) for actual, verdict, _, _ in judged)
+    true_positives = counts[(True, True)]
+    return (
+        true_positives / max(1, true_positives + counts[(False, True)]),
+        true_positives / max(1, true_positives + counts[(True, False)]),
+    )
+
+
+def test_the_labelled_set_is_broad() -> None:
+    pairs = json.loads(PAIRS.read_text(encoding="utf-8"))["pairs"]
+    labels = [p["label"] for p in pairs]
+    assert len(pairs) >= 60
+    assert {"conflict", "compatible", "duplicate", "subsumes"} == set(labels)
+    assert labels.count("compatible") >= 30  # hard negatives, many sharing most words
+    chinese = [p for p in pairs if any("\u4e00" <= c <= "\u9fff" for c in p["old"] + p["new"])]
+    assert len(chinese) >= 20
+    kinds = {p["slot"] for p in pairs if p["label"] == "conflict"}
+    assert len(kinds) >= 10
+
+
+def test_rules_alone_reach_the_bar_on_the_labelled_pairs() -> None:
+    judged = judged_pairs()
+    wrong = [pair for pair in judged if pair[0] != pair[1]]
+    precision, recall = precision_recall(judged, "conflict")
+    assert precision >= 0.9 and recall >= 0.8, wrong
+    precision, recall = precision_recall(judged, "subsumes")
+    assert precision >= 0.9 and recall >= 0.8, wrong
+
+
+def test_two_speakers_are_two_people() -> None:
+    facts = FactSet()
+    facts.add("a", "Caroline: I live in Boston with my kids")
+    match = facts.best("Melanie: I moved to Denver last year", 0.8, 0.5)
+    assert match is None or match.verdict != "conflict"
+    conflict = facts.best("Caroline: I moved to Denver last year", 0.8, 0.5)
+    assert conflict is not None and conflict.verdict == "conflict"
+
+
+def test_a_scope_only_one_fact_names_is_a_doubtful_conflict() -> None:
+    facts = FactSet()
+    facts.add("a", "Atlas runs on Python 3.11")
+    unsure = facts.best("We are on Python 3.12 now", 0.8, 0.5)
+    assert unsure is not None and (unsure.verdict, unsure.doubtful) == ("conflict", True)
+    facts.add("b", "I live in Berlin")
+    sure = facts.best("I moved to Paris", 0.8, 0.5)
+    assert sure is not None and (sure.key, sure.verdict, sure.doubtful) == ("b", "conflict", False)
+
+
+def test_a_cue_word_alone_is_doubtful_not_a_conflict() -> None:
+    facts = FactSet()
+    facts.add("a", "I play tennis every Sunday")
+    match = facts.best("I now play chess every Sunday", 0.8, 0.5)
+    assert match is not None and (match.verdict, match.doubtful) == ("similar", True)
+
+
+def test_a_move_through_the_cli_strikes_the_old_fact_and_links_both_ways(
+    vault_path: Path,
+) -> None:
+    daily(vault_path, "2026-11-20", "- 09:00 **user** Remember: I live in Berlin. ^a1")
+    first = run_cli(vault_path, "consolidate", "--today", "2026-11-20")
+    assert first.returncode == 0, first.stderr
+    daily(
+        vault_path,
+        "2026-11-22",
+        "- 10:00 **user** I moved to Paris last month, I live in Paris now. ^b1",
+    )
+    second = run_cli(vault_path, "consolidate", "--today", "2026-11-22", "--json")
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout)["superseded"] == 1
+    old, new = (next(f for f in all_fact_lines(vault_path) if w in f) for w in ("Berlin", "Paris"))
+    new_id, old_id = new.rsplit("^", 1)[1], old.rsplit("^", 1)[1]
+    assert old.startswith("- ~~") and "I live in Berlin.~~" in old  # struck, words kept
+    assert f"#^{new_id}]]]" in old.split("[superseded_by:: ", 1)[1]
+    assert f"#^{old_id}]]]" in new.split("[supersedes:: ", 1)[1]
+    again = run_cli(vault_path, "consolidate", "--today", "2026-11-22", "--json")
+    assert json.loads(again.stdout)["new_facts"] == 0
+
+
+def test_search_ranks_the_new_database_above_the_superseded_one(vault: Vault) -> None:
+    daily(
+        vault.root,
+        "2026-11-20",
+        "- **user** Important: we decided to use PostgreSQL 16 as the database for Atlas ^a1",
+    )
+    vault.consolidate(today=dt.date(2026, 11, 20))
+    daily(
+        vault.root,
+        "2026-11-22",
+        "- **user** Important: actually we switched Atlas to MySQL 8, not PostgreSQL ^b1",
+    )
+    assert vault.consolidate(today=DAY).superseded == 1
+    hits = [h for h in vault.search("Atlas database", path="facts/*") if "Atlas" in h.text]
+    assert [("MySQL" in h.text, h.superseded) for h in hits[:2]] == [(True, False), (False, True)]
+
+
+def test_a_fuller_fact_supersedes_the_old_one_and_cites_both_sources(vault: Vault) -> None:
+    daily(vault.root, "2026-11-20", "- **user** Alice is allergic to peanuts ^a1")
+    vault.consolidate(today=dt.date(2026, 11, 20))
+    daily(vault.root, "2026-11-22", "- **user** Alice is allergic to peanuts and shellfish ^b1")
+    report = vault.consolidate(today=DAY)
+    assert (report.new_facts, report.superseded, report.repeats) == (1, 1, 0)
+    old, new = sorted(all_fact_lines(vault.root), key=lambda line: "shellfish" in line)
+    assert old.startswith("- ~~Alice is allergic to peanuts~~")
+    assert "[superseded_by:: " in old
+    assert "[[2026-11-22#^b1]]" in new and "[[2026-11-20#^a1]]" in new
+    assert new.index("2026-11-22#^b1") < new.index("2026-11-20#^a1")  # dated by the new line
+
+
+def test_three_values_in_one_run_leave_only_the_last_live(vault: Vault) -> None:
+    daily(
+        vault.root,
+        "2026-11-22",
+        "- 09:00 **user** My favourite band is Radiohead ^a1",
+        "- 10:00 **user** My favourite band is Khruangbin these days ^b1",
+        "- 11:00 **user** Honestly my favourite band is now Portishead ^c1",
+    )
+    report = vault.consolidate(today=DAY)
+    assert report.superseded == 2
+    live = [line for line in all_fact_lines(vault.root) if not line.startswith("- ~~")]
+    assert len(live) == 1 and "Portishead" in live[0]

@@ -1,0 +1,486 @@
+"""Slots: what a fact says about whom, read by rules as ``(subject, attribute, value)``.
+
+"I moved to Paris" and "I live in Berlin" share one word, yet both fill the slot
+``(owner, residence, ...)``; two facts filling one single-valued slot with different values
+contradict each other whatever their wording (``conflicts.py`` decides). The attributes read
+here are the ones a person has one value of at a time: residence, employer, a role's holder
+(the lead of a project, one's manager or dentist), a favourite thing, a software version,
+the day and time of a recurring event, a phone number, email or address, a diet, and the
+tool chosen for a job (a database, CI, a frontend framework...). Things one has many of at
+once (hobbies, allergies, friends, languages, likes) are left out on purpose: two of them
+never contradict.
+
+Each slot also carries:
+
+* ``negated``: the fact says the value no longer holds ("no longer lives in Berlin",
+  "used to", "not PostgreSQL", "不再");
+* ``scope``: a qualifier that may or may not be the same slot: the project a version or a
+  tool is for ("Atlas" runs on Python 3.11), the kind of phone ("work", "mobile"). Equal
+  scopes are the same slot, two different ones are not, one missing is *doubtful*.
+
+The subject is ``owner`` for the first person (I, we, my, 我), a name or a noun phrase
+otherwise (``alice``, ``my sister``, ``standup``), and ``?`` for a bare pronoun (he, she).
+English and Chinese. No IO, no state: word lists and patterns live in ``slot_words.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from . import slot_words as w
+
+OWNER = "owner"
+UNKNOWN = "?"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One thing a fact states: ``subject``'s ``attribute`` is ``value``."""
+
+    subject: str
+    attribute: str
+    value: str
+    negated: bool = False
+    scope: str = ""
+
+
+def slots(text: str) -> list[Slot]:
+    """Every slot a fact fills, in order, each once."""
+    speaker, text = _speaker(text)
+    found: dict[Slot, None] = {}
+    for sentence in w.SENTENCE.split(text):
+        if sentence.strip():
+            for slot in _sentence_slots(sentence):
+                found.setdefault(_as_said_by(slot, speaker), None)
+    return list(found)
+
+
+def _speaker(text: str) -> tuple[str, str]:
+    """``("caroline", rest)`` for a conversation turn "Caroline: I ..."; the owner is the
+    speaker then, so two speakers' "I live in ..." are not one person's."""
+    match = w.SPEAKER.match(text)
+    if match is None:
+        return "", text
+    name = match.group("name")
+    if name.casefold() in w.TRIGGERS or name in w.CJK_TRIGGERS:
+        return "", text[match.end() :]
+    return _clean_name(name), text[match.end() :]
+
+
+def _as_said_by(slot: Slot, speaker: str) -> Slot:
+    if not speaker:
+        return slot
+    if slot.subject == OWNER:
+        return replace(slot, subject=speaker)
+    if slot.subject.startswith("my "):
+        return replace(slot, subject=f"{speaker}'s {slot.subject[3:]}")
+    return slot
+
+
+def _sentence_slots(sentence: str) -> Iterator[Slot]:
+    # Each reader runs only when its cue words are in the sentence: a cheap test instead
+    # of a dozen patterns (consolidation reads every fact of a large vault).
+    lowered = sentence.casefold()
+    tokens = frozenset(t.strip(".") for t in w.ASCII_WORD.findall(lowered))
+    if _ANY_CUE.search(lowered):  # most sentences have none: one search instead of seven
+        for cue, read in _READERS:
+            if cue.search(lowered):
+                yield from read(sentence)
+    if tokens & w.ROLE_CUE_WORDS or w.CUE_ROLE_CJK.search(sentence):
+        yield from _roles(sentence)
+    if tokens & w.TOOL_CUE_WORDS or w.CUE_TOOL_CJK.search(sentence):
+        yield from _tools(sentence)
+
+
+# -- subjects and values ------------------------------------------------------------------
+
+
+def subject_before(before: str) -> str:
+    """Who a clause is about, from the words before its verb."""
+    if w.CJK.search(before[-1:] or " "):
+        return _cjk_subject(before)
+    clause = w.CLAUSE_BREAK.split(before)[-1]
+    tokens = [t for t in w.TOKEN.findall(clause)]
+    while tokens and tokens[-1].casefold() in w.SUBJECT_SKIP:
+        tokens.pop()
+    if not tokens:
+        return OWNER if not w.CLAUSE_BREAK.search(before) or not before.strip() else OWNER
+    last = tokens[-1]
+    lowered = last.casefold()
+    if lowered in w.FIRST_PERSON:
+        return OWNER
+    if lowered in w.PRONOUNS:
+        return UNKNOWN
+    if last[0].isupper():
+        name = [last]
+        for token in reversed(tokens[:-1]):
+            if not token[0].isupper() or token.casefold() in w.TRIGGERS:
+                break
+            name.insert(0, token)
+        return _clean_name(" ".join(name))
+    return noun_phrase(tokens)
+
+
+def noun_phrase(tokens: list[str]) -> str:
+    """A lower-case noun phrase, its article and frequency words dropped; ``my sister``
+    keeps its possessive (it is not the owner)."""
+    kept: list[str] = []
+    for token in reversed(tokens):
+        lowered = token.casefold()
+        if lowered in w.POSSESSIVE_OWNER or lowered.endswith("'s"):
+            kept.insert(0, "my" if lowered in w.POSSESSIVE_OWNER else lowered)
+            break
+        if lowered in w.ARTICLES or lowered in w.TRIGGERS or lowered in w.VERBS_BEFORE_NOUN:
+            break
+        if lowered not in w.FREQUENCY:
+            kept.insert(0, _singular(lowered))
+        if len(kept) == 4:
+            break
+    if len(kept) > 1 and kept[-1] in w.GENERIC_HEADS:
+        kept.pop()
+    return " ".join(kept) or OWNER
+
+
+def _clean_name(name: str) -> str:
+    name = name.casefold().removesuffix("'s").strip()
+    for suffix in (" project", " team", " service"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _cjk_subject(before: str) -> str:
+    clause = w.CJK_CLAUSE_BREAK.split(before)[-1].strip()
+    while clause:
+        word = next((w_ for w_ in w.CJK_SKIP if clause.endswith(w_)), None)
+        if word is not None:
+            clause = clause[: -len(word)]
+            continue
+        word = next((w_ for w_ in w.CJK_SKIP if clause.startswith(w_)), None)
+        if word is None:
+            break
+        clause = clause[len(word) :]
+    if not clause or clause in w.CJK_FIRST_PERSON:
+        return OWNER
+    if clause in w.CJK_PRONOUNS:
+        return UNKNOWN
+    return _clean_name(w.CJK_ORG_SUFFIX.sub("", clause))
+
+
+def value_after(after: str) -> str:
+    """The value a clause gives: the words after its verb up to a clause break or a word
+    that starts something else ("now", "since", "with", "for"...)."""
+    if w.CJK.match(after.lstrip()[:1] or " "):
+        return _cjk_value(after)
+    kept: list[str] = []
+    for token in w.TOKEN.findall(w.CLAUSE_BREAK.split(after)[0]):
+        lowered = token.casefold()
+        if lowered in w.VALUE_STOP:
+            break
+        if not kept and lowered in w.ARTICLES:
+            continue
+        kept.append(token)
+        if len(kept) == 5:
+            break
+    return normal(" ".join(kept))
+
+
+def _cjk_value(after: str) -> str:
+    run = w.CJK_VALUE.match(after.lstrip())
+    if run is None:
+        return ""
+    value = run.group()
+    for stop in w.CJK_VALUE_STOP:
+        index = value.find(stop, 1)
+        if index > 0:
+            value = value[:index]
+    return normal(value)
+
+
+def normal(value: str) -> str:
+    """A value as compared: case-folded, aliases resolved, punctuation and spelling
+    variants evened out."""
+    value = " ".join(w.TOKEN.findall(value.casefold().replace("-", " ")))
+    value = " ".join(w.ALIASES.get(part, part) for part in value.split())
+    return w.ALIASES.get(value, value)
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _negated(before: str) -> bool:
+    """Whether the clause before a verb takes it back: "no longer", "used to", "不再"."""
+    return bool(w.NEGATED_BEFORE.search(before))
+
+
+def _clause_before(sentence: str, start: int) -> str:
+    """The words of the clause a match starts in, before the match."""
+    return w.CLAUSE_BREAK.split(sentence[:start])[-1]
+
+
+# -- attributes ---------------------------------------------------------------------------
+
+
+def _residence(sentence: str) -> Iterator[Slot]:
+    for pattern in w.RESIDENCE:
+        for match in pattern.finditer(sentence):
+            value = _place(match.group("value"))
+            if not value:
+                continue
+            clause = _clause_before(sentence, match.start())
+            negated = _negated(clause) or bool(match.group("past"))
+            yield Slot(subject_before(sentence[: match.start()]), "residence", value, negated)
+    for match in w.RESIDENCE_FROM.finditer(sentence):
+        value = _place(match.group("value") or match.group("cjk"))
+        if value:
+            subject = subject_before(sentence[: match.start()])
+            yield Slot(subject, "residence", value, True)
+
+
+def _place(phrase: str) -> str:
+    """A place named after "live in", "moved to": its capitalised words ("New York" of
+    "New York for the new job"), or one or two plain words that are not vague ("a new
+    flat"); empty for a time ("moved to Tuesday") or nothing placeable."""
+    if w.CJK.match(phrase.lstrip()[:1] or " "):
+        return _cjk_value(phrase)
+    if w.TIME_WORD.match(phrase.lstrip()):
+        return ""
+    tokens: list[str] = []
+    for token in w.TOKEN.findall(w.CLAUSE_BREAK.split(phrase)[0]):
+        if token.casefold() in w.VALUE_STOP:
+            break
+        tokens.append(token)
+    names: list[str] = []
+    for token in tokens:
+        if token[0].isupper():
+            names.append(token)
+        elif names:
+            break
+    if names:
+        return normal(" ".join(names))
+    plain = [t for t in tokens if t.casefold() not in w.ARTICLES]
+    if 0 < len(plain) <= 2 and not any(t.casefold() in w.VAGUE_PLACES for t in plain):
+        return normal(" ".join(plain))
+    return ""
+
+
+def _employer(sentence: str) -> Iterator[Slot]:
+    for match in w.EMPLOYER_LEFT.finditer(sentence):
+        yield Slot(
+            subject_before(sentence[: match.start()]), "employer", normal(match["value"]), True
+        )
+    for pattern in (w.EMPLOYER, w.CJK_EMPLOYER):
+        for match in pattern.finditer(sentence):
+            value = normal(match.group("value") or match.group("joined"))
+            if not value or value in w.NOT_AN_EMPLOYER:
+                continue
+            subject = subject_before(sentence[: match.start()])
+            negated = _negated(_clause_before(sentence, match.start()))
+            yield Slot(subject, "employer", value, negated)
+
+
+def _roles(sentence: str) -> Iterator[Slot]:
+    for pattern in w.ROLE_PATTERNS:
+        for match in pattern.finditer(sentence):
+            groups = match.groupdict()
+            role = w.ROLE_OF[groups["role"].casefold()] if groups.get("role") else "lead"
+            holder = normal(groups["holder"])
+            org = groups.get("org")
+            subject = _clean_name(w.CJK_ORG_SUFFIX.sub("", org)) if org else OWNER
+            subject = subject.removeprefix("the ")
+            if subject in w.POSSESSIVE_OWNER or subject in w.FIRST_PERSON:
+                continue
+            if holder and holder not in w.FIRST_PERSON:
+                negated = _negated(_clause_before(sentence, match.start()))
+                yield Slot(subject, f"role:{role}", holder, negated)
+
+
+def _favourites(sentence: str) -> Iterator[Slot]:
+    for pattern in w.FAVOURITE_PATTERNS:
+        for match in pattern.finditer(sentence):
+            whose = match.group("whose").casefold()
+            if whose in w.FIRST_PERSON or whose in w.POSSESSIVE_OWNER or "我" in whose:
+                subject = OWNER
+            elif whose in w.PRONOUNS:
+                subject = UNKNOWN
+            else:
+                subject = _cjk_subject(whose) if w.CJK.search(whose) else _clean_name(whose)
+            thing = normal(_singular(match.group("thing").casefold()))
+            value = value_after(match.group("value"))
+            if value and thing:
+                yield Slot(subject, f"favourite:{thing}", value)
+
+
+def _versions(sentence: str) -> Iterator[Slot]:
+    for pattern in w.VERSION_PATTERNS:
+        for match in pattern.finditer(sentence):
+            software = normal(match.group("software"))
+            if software in w.NOT_SOFTWARE:
+                continue
+            if "." not in match.group("value") and software not in w.BARE_VERSION:
+                continue
+            scope = _project(sentence, exclude={software}) or _context(sentence, software)
+            yield Slot(software, "version", match.group("value"), scope=scope)
+
+
+def _context(sentence: str, software: str) -> str:
+    """The thing a version is installed on, when no project is named: "on the server"."""
+    for match in w.CONTEXT_NOUN.finditer(sentence):
+        noun = _singular(match.group("noun").casefold())
+        if noun != software and noun not in w.NOT_CONTEXT:
+            return noun
+    return ""
+
+
+def _project(sentence: str, exclude: set[str]) -> str:
+    """The project a sentence is about: a capitalised name that is not a known tool, a
+    common word at the start of a sentence, a month or a weekday."""
+    for match in w.CAPITALISED.finditer(sentence):
+        name = normal(match.group())
+        if name in exclude or name in w.KIND_OF or name in w.PURPOSE_OF:
+            continue
+        if w.NOT_A_PROJECT.fullmatch(name):
+            continue
+        return name
+    return ""
+
+
+def _schedules(sentence: str) -> Iterator[Slot]:
+    for pattern in w.SCHEDULE_PATTERNS:
+        for match in pattern.finditer(sentence):
+            phrase = match.group("value")
+            # The time must come first ("is at 9:30", "改到周三"), not somewhere later
+            # ("Alice is at the gym on Mondays" says where she is, not when an event is).
+            start = phrase[:5] if w.CJK.match(phrase[:1] or " ") else " ".join(phrase.split()[:2])
+            if not _when(start):
+                continue
+            event = match.group("event")
+            if w.CJK.search(event):
+                subject = _cjk_subject(event)
+            else:
+                subject = noun_phrase(w.TOKEN.findall(event))
+            if subject in (OWNER, UNKNOWN) or subject in w.NOT_AN_EVENT:
+                continue
+            yield Slot(subject, "time", _when(phrase))
+
+
+def _when(text: str) -> str:
+    """The day and time a phrase names, as ``day=mon;time=9:30`` (the parts it names)."""
+    parts = []
+    day = w.WEEKDAY.search(text)
+    if day:
+        name = day.group().casefold()
+        parts.append("day=" + w.WEEKDAY_OF.get(name.rstrip("s"), w.WEEKDAY_OF.get(name, name)))
+    time = _clock(text)
+    if time:
+        parts.append("time=" + time)
+    else:
+        part = w.DAYPART.search(text)
+        if part:
+            parts.append("part=" + w.DAYPART_OF[part.group().casefold()])
+    return ";".join(parts)
+
+
+def _clock(text: str) -> str:
+    """``9:30``, ``14:00`` from "9:30", "2pm", "下午两点"; empty when no time is named."""
+    for pattern in w.CLOCKS:
+        match = pattern.search(text)
+        if match is None:
+            continue
+        hour = w.number(match.group("hour"))
+        minute = match.group("minute") or "0"
+        late = (match.groupdict().get("ampm") or "").casefold()
+        if late in ("p", "下午", "晚上", "傍晚") and hour < 12:
+            hour += 12
+        return f"{hour}:{30 if minute == '半' else w.number(minute):02d}"
+    return ""
+
+
+def _contacts(sentence: str) -> Iterator[Slot]:
+    lowered = sentence.casefold()
+    if w.PHONE_WORD.search(lowered):
+        for match in w.PHONE.finditer(sentence):
+            digits = re.sub(r"\D", "", match.group())
+            if len(digits) >= 7 and not w.ISO_DATE.search(match.group()):
+                kind = w.PHONE_KIND.search(lowered)
+                scope = w.PHONE_KIND_OF[kind.group()] if kind else ""
+                subject = _contact_subject(sentence[: match.start()])
+                yield Slot(subject, "phone", digits[-8:], scope=scope)
+    for match in w.EMAIL.finditer(sentence):
+        subject = _contact_subject(sentence[: match.start()])
+        yield Slot(subject, "email", match.group().casefold())
+    for match in w.ADDRESS.finditer(sentence):
+        value = normal(w.ADDRESS_END.split(match.group("value") or match.group("cjk"))[0])
+        if value:
+            yield Slot(_contact_subject(sentence[: match.start()] + " address"), "address", value)
+
+
+def _contact_subject(before: str) -> str:
+    """Whose number or address: the possessive before the contact word ("Alice's", "my"),
+    else a name before it ("Alice has a new number"), else the owner ("New number: ...")."""
+    found = list(w.CONTACT_WHOSE.finditer(before))
+    if not found:
+        name = _project(before, set())
+        return _clean_name(name) if name else OWNER
+    word = found[-1].group("whose")  # the nearest one
+    lowered = word.casefold()
+    if lowered in w.POSSESSIVE_OWNER or lowered in w.FIRST_PERSON or word.startswith("我"):
+        return OWNER
+    if lowered in w.PRONOUNS:
+        return UNKNOWN
+    if w.CJK.search(word):
+        return _cjk_subject(word.removesuffix("的"))
+    return _clean_name(word)
+
+
+def _diet(sentence: str) -> Iterator[Slot]:
+    taken: list[tuple[int, int]] = []
+    for pattern, value in w.DIETS:
+        for match in pattern.finditer(sentence):
+            if any(a < match.end() and match.start() < b for a, b in taken):
+                continue
+            taken.append(match.span())
+            before = sentence[: match.start()]
+            negated = _negated(_clause_before(sentence, match.start()))
+            yield Slot(subject_before(before), "diet", value, negated)
+
+
+def _tools(sentence: str) -> Iterator[Slot]:
+    """The tool chosen for a job: "decided to use X (for Y)", "switched Y to X",
+    "改用X"; a tool named after "not", "instead of", "from" is negated."""
+    named: dict[int, bool] = {}
+    for patterns, negated in ((w.TOOL_CHOICE, False), (w.TOOL_DROP, True)):
+        for pattern in patterns:
+            for match in pattern.finditer(sentence):
+                named[match.start("value")] = negated
+    purpose = w.PURPOSE.search(sentence)
+    for start, dropped in sorted(named.items()):
+        tool = w.TOOL_NAME.match(sentence, start)
+        if tool is None:
+            continue
+        name = normal(tool.group())
+        kind = w.KIND_OF.get(name) or w.KIND_OF.get(name.split()[0])
+        if kind is None:
+            wanted = normal(purpose.group("purpose")) if purpose else ""
+            kind = w.PURPOSE_OF.get(wanted) or w.PURPOSE_OF.get(wanted.split(" ")[0])
+        if kind is None:
+            continue
+        negated = dropped or _negated(_clause_before(sentence, start))
+        scope = _project(sentence, exclude={name, name.split()[0]})
+        yield Slot("tools", f"tool:{kind}", name, negated, scope)
+
+
+_READERS = (
+    (w.CUE_RESIDENCE, _residence),
+    (w.CUE_EMPLOYER, _employer),
+    (w.CUE_FAVOURITE, _favourites),
+    (w.CUE_VERSION, _versions),
+    (w.CUE_SCHEDULE, _schedules),
+    (w.CUE_CONTACT, _contacts),
+    (w.CUE_DIET, _diet),
+)
+_ANY_CUE = re.compile("|".join(f"(?:{cue.pattern})" for cue, _ in _READERS))
