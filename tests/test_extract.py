@@ -34,7 +34,7 @@ def test_versions_dates_amounts() -> None:
         "budget $40 or 5 万元 or 30 euros, 下周一 review"
     )
     assert found.versions == ["16.4", "v2.3.0-rc.1"]
-    assert found.dates == ["2026-12-01", "下周"]
+    assert found.dates == ["2026-12-01", "下周一"]  # as written: no day to resolve against
     assert found.amounts == ["$40", "5 万元", "30 euros"]
 
 
