@@ -46,3 +46,8 @@ def test_people_and_projects() -> None:
     assert found.people == ["Alice Chen", "Bob"]
     assert found.projects == ["Atlas", "Beacon", "orion"]
     assert extract("Paris is lovely in spring").people == []  # no hint: neither
+
+
+def test_a_sentence_opening_word_is_no_project() -> None:
+    assert extract("The project deadline is Friday; My app crashed").projects == []
+    assert extract("The Atlas project ships Friday").projects == ["Atlas"]

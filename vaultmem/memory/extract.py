@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .dates import resolve_dates
-from .people import about, people
+from .people import COMMON_WORDS, about, people
 
 _URL = re.compile(r"https?://[^\s<>\"'`\])]+")
 _SSH_REPO = re.compile(r"\bgit@([\w.-]+):([\w.-]+/[\w.-]+?)(?:\.git)?\b")
@@ -86,6 +86,7 @@ def extract(text: str, day: dt.date | None = None, known_people: Iterable[str] =
     without_urls = _URL.sub(" ", text)
     paths = [p for p in _PATH.findall(without_urls) if not _VERSION.fullmatch(p)]
     projects = [a or b or c or d for a, b, c, d in _PROJECT_HINT.findall(text)]
+    projects = [p for p in projects if p not in COMMON_WORDS]  # "The project", "My app"
     return Metadata(
         urls=urls,
         repositories=_unique(repos),

@@ -86,7 +86,7 @@ _CONTEXT = re.compile(
 _AFTER = re.compile(rf"({_FULL})\s*(?:{_PERSON_VERBS})\b|({_FULL})(?:{_ZH_VERBS})")
 _ZH_CONTEXT = re.compile(rf"(?:我的|我)(?:{_ZH_RELATIONS})\s*({_FULL})")
 # Capitalised words that start sentences or follow "with"/"to" and are no one.
-_COMMON = frozenset(
+COMMON_WORDS = frozenset(
     """Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April
     May June July August September October November December Today Tomorrow Yesterday
     Tonight The This That These Those There Here What When Where Why How Who Which It We You
@@ -116,7 +116,7 @@ PLACES = frozenset(
 
 
 def _is_name(name: str) -> bool:
-    return not any(part in _COMMON or part in PLACES for part in name.split())
+    return not any(part in COMMON_WORDS or part in PLACES for part in name.split())
 
 
 def people(text: str, known: Iterable[str] = ()) -> list[str]:
