@@ -62,8 +62,11 @@ _UNIT_ZH = r"(?P<zunit>天|日|周|星期|礼拜|个月|月|年)"
 _ORD = r"(?:st|nd|rd|th)?"
 _NEXT_YEAR = r"(?:,?\s+next\s+year\b)?"
 
+# Every expression starts a word, so one look behind skips the inside of words at once
+# (an alternation of 25 expressions tried at every letter is what made this slow).
 _DATE = re.compile(
-    "|".join(
+    r"(?<![A-Za-z])(?=[0-9A-Za-z\u4e00-\u9fff])(?:"
+    + "|".join(
         [
             r"(?P<iso>(?<!\d)\d{4}-\d{2}-\d{2}(?!\d))",
             r"(?P<zhfull>(?<!\d)\d{4}年\d{1,2}月\d{1,2}[日号])",
@@ -89,6 +92,7 @@ _DATE = re.compile(
             r"(?P<zspan>(?:这|本|下|上)(?:个)?(?:周|星期|礼拜|月)|今年|明年|去年|后年|前年)",
         ]
     )
+    + ")"
 )
 _TIME = re.compile(
     r"(?i:\b(?:at\s+)?(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)(?![a-z]))"

@@ -70,7 +70,7 @@ def extract(text: str, day: dt.date | None = None, known_people: Iterable[str] =
             it, dates are the words as written.
         known_people: names earlier facts hold as people (a person by that alone).
     """
-    known = list(known_people)
+    known = known_people if isinstance(known_people, (set, frozenset)) else set(known_people)
     urls = _unique([u.rstrip(".,;:!?") for u in _URL.findall(text)])
     repos = []
     for url in urls:

@@ -22,7 +22,7 @@ who only reports ("Alice said the release slips") makes the line about what was 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 # A name: capitalised, and not part of a longer word on either side (MySQL, JavaScript, 3Com).
 _LATIN = "A-Za-z0-9_\u00c0-\u024f"
@@ -73,8 +73,9 @@ _SOCIAL = (
     r"session|interview|walk|hike|run|game|standup|stand-up|retro|demo|workshop|party|"
     r"appointment|class|lesson"
 )
+# One look behind and ahead first: the alternation is tried only where a word starts.
 _CONTEXT = re.compile(
-    rf"(?i:\b(?:(?:{_SOCIAL})\s+(?:\w+\s+){{0,3}}?with|met|meet|meeting|asked|ask|told|tell|"
+    rf"(?<![A-Za-z])(?=[A-Za-z@])(?i:\b(?:(?:{_SOCIAL})\s+(?:\w+\s+){{0,3}}?with|met|meet|meeting|asked|ask|told|tell|"
     rf"emailed|email|texted|text|messaged|message|pinged|ping|called|call|thanked|thank|"
     rf"thanks|cc|invited|invite|hired|interviewed|congratulated|"
     rf"(?:talk|talked|spoke|speak|wrote|write|sent|send|gave|give|lent|lend|explained|"
@@ -115,6 +116,9 @@ PLACES = frozenset(
 )
 
 
+_NAME_RE = re.compile(_FULL)
+
+
 def _is_name(name: str) -> bool:
     return not any(part in COMMON_WORDS or part in PLACES for part in name.split())
 
@@ -126,17 +130,20 @@ def people(text: str, known: Iterable[str] = ()) -> list[str]:
         text: the line's words.
         known: names already known as people (matched whole, as written).
     """
+    candidates = [m for m in _NAME_RE.finditer(text) if _is_name(m[0].split()[0])]
+    if not candidates:  # most lines: no capitalised word that could be a name
+        return []
     found: list[tuple[int, str]] = []
     for pattern in (_CONTEXT, _AFTER, _ZH_CONTEXT):
         for match in pattern.finditer(text):
             group = next((i for i in range(1, (pattern.groups or 0) + 1) if match[i]), None)
             if group is not None:
                 found.append((match.start(group), match[group]))
-    for name in known:
-        if not name or not name[:1].isupper() or not _is_name(name):
-            continue
-        for match in re.finditer(rf"(?<![{_LATIN}]){re.escape(name)}(?![{_LATIN}])", text):
-            found.append((match.start(), name))
+    known_set = known if isinstance(known, (set, frozenset)) else set(known)
+    for match in candidates if known_set else []:  # a lookup per name, not a search per known name
+        whole, first = match[0], match[0].split()[0]
+        if whole in known_set or first in known_set:
+            found.append((match.start(), whole if whole in known_set else first))
     names = [_trim(name) for _, name in sorted(found)]
     return [n for n in dict.fromkeys(names) if n and _is_name(n)]
 
@@ -158,7 +165,7 @@ _SPEAKER = re.compile(rf"^({_FULL}):\s")
 _SUBJECT = re.compile(rf"^({_FULL})(?:'s\b|\s+|(?=[\u4e00-\u9fff]))")
 
 
-def about(text: str, known: Iterable[str] = ()) -> str | None:
+def about(text: str, known: Collection[str] = ()) -> str | None:
     """Who a line is about when it is not the owner: a name, or the relation words ("my
     wife"); ``None`` for the owner, or when the line is about no one in particular.
 
@@ -184,6 +191,6 @@ def about(text: str, known: Iterable[str] = ()) -> str | None:
         return None  # "Sarah and I went hiking": the owner's, shared
     if _REPORTING.match(rest):
         return None  # "Alice said the release slips": about the release
-    if name in set(known) or name in people(words[: subject.end() + 60]):
+    if name in known or name in people(words[: subject.end() + 60]):
         return name
     return None
