@@ -54,16 +54,18 @@ def test_admitted_lines_become_facts_linked_to_their_source(vault: Vault) -> Non
     )
     report = vault.consolidate(today=DAY)
     assert (report.collected, report.admitted, report.new_facts) == (4, 3, 3)
-    health = fact_lines(vault.root, "facts/health.md")
-    assert len(health) == 2
-    assert health[0].startswith("- Alice is allergic to peanuts, remember that [kind:: health]")
-    assert "[source:: [[2026-11-22#^m1]]]" in health[0]
-    assert "[source:: [[2026-11-22#^m3]]]" in health[1]
+    # Alice's allergy is hers, not the owner's; the owner's goes to health.
+    (alice,) = fact_lines(vault.root, "facts/people.md")
+    assert alice.startswith("- Alice is allergic to peanuts [kind:: health]")
+    assert "[source:: [[2026-11-22#^m1]]]" in alice
+    (mine,) = fact_lines(vault.root, "facts/health.md")
+    assert mine.startswith("- 我对花生过敏，必须避免 [kind:: health]")
+    assert "[source:: [[2026-11-22#^m3]]]" in mine
     errors = fact_lines(vault.root, "facts/tech/errors.md")
     assert "[source:: [[2026-11-22#^m4]]]" in errors[0]
     assert report.commit is not None
     assert vault.log()[0].message.startswith("consolidate (daily): 3 new facts")
-    assert vault.search("peanuts", path="facts/*")[0].path == "facts/health.md"
+    assert vault.search("peanuts", path="facts/*")[0].path == "facts/people.md"
 
 
 def test_a_second_run_changes_nothing(example_vault: Vault) -> None:
@@ -133,7 +135,7 @@ def test_chinese_negation_supersedes(vault: Vault) -> None:
     report = vault.consolidate(today=DAY)
     assert report.superseded == 1
     old = fact_lines(vault.root, "facts/preferences.md")[0]
-    assert old.startswith("- ~~我喜欢喝加糖的咖啡，记住~~")
+    assert old.startswith("- ~~我喜欢喝加糖的咖啡~~")  # the request "，记住" is no fact
 
 
 def test_a_belief_is_kept_with_confidence_and_confirmed_later(vault: Vault) -> None:
@@ -262,7 +264,7 @@ def test_memory_md_with_broken_markers_is_left_alone(vault: Vault) -> None:
 
 
 def test_a_fact_edited_by_a_person_is_never_rewritten(vault: Vault) -> None:
-    daily(vault, "2026-11-22", "- **user** Alice is allergic to peanuts, remember ^a1")
+    daily(vault, "2026-11-22", "- **user** I am allergic to peanuts, remember ^a1")
     vault.consolidate(today=DAY)
     path = vault.root / "facts/health.md"
     text = path.read_text().replace("allergic to peanuts", "allergic to peanuts and cashews")
@@ -273,7 +275,7 @@ def test_a_fact_edited_by_a_person_is_never_rewritten(vault: Vault) -> None:
 
 
 def test_a_fact_deleted_by_a_person_does_not_come_back(vault: Vault) -> None:
-    daily(vault, "2026-11-22", "- **user** Alice is allergic to peanuts, remember ^a1")
+    daily(vault, "2026-11-22", "- **user** I am allergic to peanuts, remember ^a1")
     vault.consolidate(today=DAY)
     ident = fact_lines(vault.root, "facts/health.md")[0].rsplit("^", 1)[1]
     vault.forget(ident, hard=True, today=DAY)
@@ -285,9 +287,9 @@ def test_a_fact_deleted_by_a_person_does_not_come_back(vault: Vault) -> None:
 def test_a_note_saved_by_a_person_during_the_run_is_re_read(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    daily(vault, "2026-11-22", "- **user** Alice is allergic to peanuts, remember ^a1")
+    daily(vault, "2026-11-22", "- **user** I am allergic to peanuts, remember ^a1")
     vault.consolidate(today=DAY)
-    daily(vault, "2026-11-22", "- **user** Bob is allergic to shellfish, remember ^b1")
+    daily(vault, "2026-11-22", "- **user** My asthma inhaler is in the blue bag, remember ^b1")
     health = vault.root / "facts/health.md"
     real = edits_module.update_text
 
@@ -301,7 +303,7 @@ def test_a_note_saved_by_a_person_during_the_run_is_re_read(
     vault.consolidate(today=DAY)
     text = health.read_text()
     assert "peanuts (severe)" in text and "- my own line ^mine" in text
-    assert "shellfish" in text
+    assert "inhaler" in text
 
 
 def test_secrets_never_reach_facts_or_memory_md(vault: Vault) -> None:
@@ -329,12 +331,12 @@ def test_search_by_url_finds_facts(vault: Vault) -> None:
 
 
 def test_forget_strikes_and_keeps_the_words(vault: Vault) -> None:
-    daily(vault, "2026-11-22", "- **user** Alice is allergic to peanuts, remember ^a1")
+    daily(vault, "2026-11-22", "- **user** I am allergic to peanuts, remember ^a1")
     vault.consolidate(today=DAY)
     ident = fact_lines(vault.root, "facts/health.md")[0].rsplit("^", 1)[1]
     done = vault.forget(ident, reason="wrong person", today=DAY)
     line = fact_lines(vault.root, "facts/health.md")[0]
-    assert line.startswith("- ~~Alice is allergic to peanuts, remember~~")
+    assert line.startswith("- ~~I am allergic to peanuts~~")
     assert "[forgotten:: 2026-11-22] [reason:: wrong person]" in line
     assert done.commit is not None
     assert "peanuts" not in (block_of((vault.root / "MEMORY.md").read_text()) or "")
@@ -559,7 +561,7 @@ def test_a_fact_a_person_deleted_or_edited_never_comes_back(
     daily(
         vault,
         "2026-11-22",
-        "- **user** Alice is allergic to peanuts, remember ^a1",
+        "- **user** I am allergic to peanuts, remember ^a1",
         "- **user** Decided: we always deploy on Tuesdays, never Fridays ^a2",
     )
     vault.consolidate(today=DAY)
@@ -578,7 +580,7 @@ def test_a_fact_a_person_deleted_or_edited_never_comes_back(
 
 
 def test_a_fact_and_its_daily_line_both_deleted_stay_deleted(vault: Vault) -> None:
-    daily(vault, "2026-11-22", "- **user** Alice is allergic to peanuts, remember ^a1")
+    daily(vault, "2026-11-22", "- **user** I am allergic to peanuts, remember ^a1")
     vault.consolidate(today=DAY)
     daily(vault, "2026-11-22", "- **user** something else entirely")
     (vault.root / "facts/health.md").write_text("")
@@ -592,7 +594,7 @@ def test_a_run_stopped_between_its_facts_and_its_log_loses_nothing(
 ) -> None:
     """The facts are written before the log: a crash between the two leaves facts the log
     lacks, and the next run logs them, so a fact deleted afterwards stays deleted."""
-    daily(vault, "2026-11-22", "- **user** Alice is allergic to peanuts, remember ^a1")
+    daily(vault, "2026-11-22", "- **user** I am allergic to peanuts, remember ^a1")
     real = ledger_module.append
 
     def killed(*args: object, **kwargs: object) -> None:

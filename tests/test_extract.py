@@ -34,7 +34,7 @@ def test_versions_dates_amounts() -> None:
         "budget $40 or 5 万元 or 30 euros, 下周一 review"
     )
     assert found.versions == ["16.4", "v2.3.0-rc.1"]
-    assert found.dates == ["2026-12-01", "下周"]
+    assert found.dates == ["2026-12-01", "下周一"]  # as written: no day to resolve against
     assert found.amounts == ["$40", "5 万元", "30 euros"]
 
 
@@ -46,3 +46,8 @@ def test_people_and_projects() -> None:
     assert found.people == ["Alice Chen", "Bob"]
     assert found.projects == ["Atlas", "Beacon", "orion"]
     assert extract("Paris is lovely in spring").people == []  # no hint: neither
+
+
+def test_a_sentence_opening_word_is_no_project() -> None:
+    assert extract("The project deadline is Friday; My app crashed").projects == []
+    assert extract("The Atlas project ships Friday").projects == ["Atlas"]

@@ -147,7 +147,7 @@ def test_an_id_twice_in_one_note_is_refused_even_with_its_date(vault: Vault) -> 
 def test_a_fact_to_forget_with_its_source_whose_id_repeats_in_its_file_is_refused(
     vault: Vault,
 ) -> None:
-    daily(vault.root, "2026-11-22", "- **user** Alice is allergic to peanuts, remember ^a1")
+    daily(vault.root, "2026-11-22", "- **user** I am allergic to peanuts, remember ^a1")
     vault.consolidate(today=DAY)
     health = vault.root / "facts/health.md"
     fact = health.read_text().splitlines()[-1]

@@ -67,6 +67,7 @@ from .scoring import entities, likelihood, score
 from .secrets import mask_secrets
 from .tiers import TIERS, current_score, tier
 from .topics import Topic, page_block, page_header
+from .wording import strip_triggers
 
 MODES = ("quick", "daily", "full")
 CHECKPOINT = ".vaultmem/consolidate.json"
@@ -129,6 +130,7 @@ class Consolidation:
         self.facts: list[Fact] = []
         self.by_id: dict[str, Fact] = {}
         self.factset = FactSet()  # live facts by their words, to find repeats and conflicts
+        self.people: set[str] = set()  # names live facts hold as people
         self.match_facts = True  # off for a run that only rebuilds blocks: no new facts
         self.pending: defaultdict[str, dict[str, str]] = defaultdict(dict)  # path: id -> line
         self.checkpoint: dict[str, dict[str, Any]] = {}
@@ -174,6 +176,7 @@ class Consolidation:
             self.by_id[fact.id] = fact
         if fact.live and not fact.archived and self.match_facts:
             self.factset.add(fact.id, fact.text)
+            self.people.update(fact.metadata("person"))
 
     # -- phases -----------------------------------------------------------------------
 
@@ -250,7 +253,7 @@ class Consolidation:
         key = source_key(day, ident)
         if entry.block_id is None:
             self._give_block_id(path, entry, ident)
-        text, _ = mask_secrets(entry.text)
+        text, _ = mask_secrets(strip_triggers(entry.text))  # the line keeps its words
         if entry.role and entry.role.casefold() not in PLAIN_ROLES:
             text = f"{entry.role}: {text}"
         confidence = likelihood(text)
@@ -283,8 +286,8 @@ class Consolidation:
         sources = [key]
         if match is not None and match.verdict == "subsumes" and supersedes:
             sources += [s for s in self.by_id[match.key].sources if s != key]
-        meta = extract(text)
-        target = route(rated, meta)
+        meta = extract(text, _date(day), self.people)
+        target = route(rated, meta, text)
         line = render_fact(
             text,
             ident=fact_id(key),
@@ -567,6 +570,14 @@ def _cut_short(live: list[Fact], archived: list[Fact], moved_before: bool) -> bo
         old.path == "archive/" + fact.path.removeprefix("facts/")
         and fact.entry.raw.rstrip() == old.entry.raw.rstrip()
     )
+
+
+def _date(day: str) -> dt.date | None:
+    """The date of a daily note's name; ``None`` for a name like ``2026-02-30``."""
+    try:
+        return dt.date.fromisoformat(day)
+    except ValueError:
+        return None
 
 
 def _is_noise(text: str) -> bool:

@@ -3,15 +3,20 @@ versions, dates, amounts, people and projects. Rules only; kept with each fact s
 ``vaultmem search --url`` and friends can find facts by what they mention.
 
 People and projects are told apart by the words around a name ("with Alice", "the Atlas
-project", a ``#project/atlas`` tag); a name with no such hint is left out of both.
+project", a ``#project/atlas`` tag); a name with no such hint is left out of both
+(``people.py`` has the evidence a person needs). Dates are resolved against the day the
+line was written when it is given (``dates.py``): "on Friday" becomes ``2026-11-27``.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .scoring import SIGNALS
+from .dates import resolve_dates
+from .people import COMMON_WORDS, about, people
 
 _URL = re.compile(r"https?://[^\s<>\"'`\])]+")
 _SSH_REPO = re.compile(r"\bgit@([\w.-]+):([\w.-]+/[\w.-]+?)(?:\.git)?\b")
@@ -25,21 +30,10 @@ _PATH = re.compile(
     r"(?<![\w/:.])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b|(?<![\w/:])~/[\w./-]+"
 )
 _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?:-[A-Za-z0-9.]+)?(?![\w.]*\d)")
-_PERSON_HINT = re.compile(
-    r"\b(?:with|met|from|by|to|asked|told|called|emailed|cc|@)\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)"
-    r"|\b([A-Z][a-z]+)(?:\s[A-Z][a-z]+)?\s+(?:said|says|thinks|wants|likes|prefers|leads|joined)\b"
-)
-# Capitalised words the person hints ("to Monday", "from January") catch that are no one.
-_NOT_NAMES = frozenset(
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April "
-    "May June July August September October November December Today Tomorrow Yesterday "
-    "The This That These Those There Here What When Where Why How It We You They I".split()
-)
 _PROJECT_HINT = re.compile(
     r"\b(?:the\s+)?([A-Z][\w-]+)\s+(?:project|repo|repository|app|service|release)\b"
     r"|\bproject\s+([A-Z][\w-]+)|#project/([\w-]+)|项目\s*([A-Za-z][\w-]*)"
 )
-_DATE = next(p for name, _, p in SIGNALS if name == "date")
 _MONEY = re.compile(
     r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kKmM]\b)?"
     r"|\d[\d,]*(?:\.\d+)?\s?(?:万元|万|元|块钱|块|美元|欧元|千|亿|"
@@ -60,14 +54,23 @@ class Metadata:
     amounts: list[str] = field(default_factory=list)
     people: list[str] = field(default_factory=list)
     projects: list[str] = field(default_factory=list)
+    about: str | None = None  # the person the line is about, when not the owner
 
 
 def _unique(items: list[str]) -> list[str]:
     return [i for i in dict.fromkeys(i.strip() for i in items) if i]
 
 
-def extract(text: str) -> Metadata:
-    """Everything ``Metadata`` lists, found in one line of text."""
+def extract(text: str, day: dt.date | None = None, known_people: Iterable[str] = ()) -> Metadata:
+    """Everything ``Metadata`` lists, found in one line of text.
+
+    Args:
+        text: the line's words (``Name: words`` when a named speaker said them).
+        day: the day the line was written: relative dates resolve against it; without
+            it, dates are the words as written.
+        known_people: names earlier facts hold as people (a person by that alone).
+    """
+    known = known_people if isinstance(known_people, (set, frozenset)) else set(known_people)
     urls = _unique([u.rstrip(".,;:!?") for u in _URL.findall(text)])
     repos = []
     for url in urls:
@@ -82,16 +85,17 @@ def extract(text: str) -> Metadata:
     commands = [c for c in commands if c.split()[0] in _COMMANDS] if commands else []
     without_urls = _URL.sub(" ", text)
     paths = [p for p in _PATH.findall(without_urls) if not _VERSION.fullmatch(p)]
-    people = [a or b for a, b in _PERSON_HINT.findall(text) if (a or b) not in _NOT_NAMES]
     projects = [a or b or c or d for a, b, c, d in _PROJECT_HINT.findall(text)]
+    projects = [p for p in projects if p not in COMMON_WORDS]  # "The project", "My app"
     return Metadata(
         urls=urls,
         repositories=_unique(repos),
         commands=_unique(commands),
         paths=_unique(paths),
         versions=_unique(_VERSION.findall(without_urls)),
-        dates=_unique([m.group(0) for m in _DATE.finditer(text)]),
+        dates=resolve_dates(text, day),
         amounts=_unique([m.group(0) for m in _MONEY.finditer(text)]),
-        people=_unique(people),
+        people=people(text, known),
         projects=_unique(projects),
+        about=about(text, known),
     )

@@ -18,8 +18,13 @@ from ..config import MemoryConfig
 from ..context import Section, fit
 from .categories import is_lesson
 from .facts import Fact
+from .people import about
 from .tiers import TIERS, tier
 from .topics import Topic
+
+# The owner's section: what the owner is (a fact about someone else, "Alice is allergic
+# to peanuts", is not the owner's identity, even in a file a person put it in).
+_OWNER_KINDS = ("identity", "health", "safety")
 
 
 def build_block(
@@ -50,10 +55,12 @@ def build_block(
                 break
         return out
 
-    owner = [f for f in scored if f.pinned or f.kind in ("identity", "health", "safety")]
+    owner = [f for f in scored if f.pinned or (f.kind in _OWNER_KINDS and not about(f.text))]
     identity = Section("Owner and identity", lines(owner), 1)
     context = Section("Active context", _active_context(topics, open_tasks, today, config), 2)
-    lessons = Section("Lessons", lines([f for f in scored if is_lesson(f.path)], config.lessons), 3)
+    lessons = Section(
+        "Lessons", lines([f for f in scored if is_lesson(f.path, f.text)], config.lessons), 3
+    )
     recent = Section("Last days", _highlights(live, today, config), 4)
     top = Section("Top facts", lines(scored), 5)
     counts = dict.fromkeys(TIERS, 0)
