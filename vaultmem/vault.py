@@ -13,7 +13,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -592,23 +592,43 @@ class Vault:
             self.notices.append(f"stored, but not indexed yet ({exc}); `vaultmem index` will")
 
     def consolidate(
-        self, mode: str = "daily", *, dry_run: bool = False, today: dt.date | None = None
+        self,
+        mode: str = "daily",
+        *,
+        dry_run: bool = False,
+        today: dt.date | None = None,
+        llm: bool | None = None,
     ) -> ConsolidationReport:
         """Distill daily notes into facts and topics, decay, and rebuild ``MEMORY.md``'s
         block (see ``memory/consolidate.py``). Ends in one git commit when the vault is in
         a repository; with ``dry_run``, only ``report.diff`` says what would change.
+        ``llm`` (default: ``[llm] enabled``) asks a model about the doubtful cases
+        (``vaultmem/llm/``), a dry run too: its answers are cached for the real run.
 
         Raises:
             VaultmemError: an unknown mode, or a note that could not be written.
+            LLMError: ``llm`` is on but ``[llm]`` lacks its url or model.
         """
         from .memory import ledger
         from .memory.consolidate import MODES, Consolidation
 
         if mode not in MODES:
             raise VaultmemError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
-        run = Consolidation(self.root, self.config, today or dt.date.today(), mode)
-        edits = run.plan()
+        judge = None
+        if self.config.llm.enabled if llm is None else llm:
+            from .llm import open_judge
+
+            judge = open_judge(self.root / STATE_DIR, self.config.llm)
+        run = Consolidation(self.root, self.config, today or dt.date.today(), mode, judge)
+        try:
+            edits = run.plan()
+        finally:
+            if judge is not None:
+                judge.close()
         report = run.report
+        if judge is not None:
+            report.llm = asdict(judge.stats)
+            report.notices += judge.notices()
         report.dry_run = dry_run
         if dry_run:
             report.diff = edits.preview(self.root)

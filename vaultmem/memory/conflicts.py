@@ -94,8 +94,10 @@ class Match:
 
     key: str
     similarity: float
-    verdict: str  # "duplicate" | "conflict" | "similar"
+    verdict: str  # "duplicate" | "conflict" | "similar" | "subsumes"
     signal: str | None
+    # The rules are unsure (the LLM pass, when on, is asked: vaultmem/llm/).
+    doubtful: bool = False
 
 
 class FactSet:
@@ -170,5 +172,6 @@ class FactSet:
                 verdict = "duplicate"
             else:
                 verdict = "similar"
-            best = Match(key, sim, verdict, signal)
+            # Similar but neither a repeat nor a contradiction the rules can see: doubtful.
+            best = Match(key, sim, verdict, signal, doubtful=verdict == "similar")
         return best
