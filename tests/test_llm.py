@@ -414,7 +414,11 @@ def test_llm_settings_are_checked(vault_path: Path, table: str, message: str) ->
     assert done.returncode == 1 and message in done.stderr
 
 
-def test_the_cache_is_never_committed(two_days: Path) -> None:
+@pytest.mark.parametrize("ignore_file", ["as made by init", "of an older vault"])
+def test_the_cache_is_never_committed(two_days: Path, ignore_file: str) -> None:
+    ignore = two_days / ".vaultmem/.gitignore"
+    if ignore_file == "of an older vault":  # made before the cache existed: no rule for it
+        ignore.write_text(ignore.read_text().replace("llm-cache.*\n", ""))
     with llm_server(pair_answers({(OLD, NEW): "conflict"})) as server:
         configure(two_days, base_url(server))
         with Vault(two_days) as vault:
@@ -423,15 +427,7 @@ def test_the_cache_is_never_committed(two_days: Path) -> None:
     tracked = subprocess.run(
         ["git", "ls-files"], cwd=two_days, capture_output=True, text=True, check=True
     ).stdout
-    status = subprocess.run(
-        ["git", "status", "--porcelain", "--ignored"],
-        cwd=two_days,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    assert "llm-cache" not in tracked
-    assert "!! .vaultmem/llm-cache.db" in status
+    assert ".vaultmem/config.toml" in tracked and "llm-cache" not in tracked
 
 
 def test_a_server_fixture_sanity_check(tmp_path: Path) -> None:
