@@ -130,6 +130,19 @@ class EmbeddingsConfig:
 
 
 @dataclass(frozen=True)
+class LLMConfig:
+    """``[llm]``: the optional LLM pass of ``consolidate`` (docs/llm.md)."""
+
+    enabled: bool = False  # on for every consolidate run; `consolidate --llm` turns it on once
+    url: str = ""  # an OpenAI-compatible API's base URL, e.g. http://127.0.0.1:11434/v1
+    model: str = ""
+    api_key_env: str = ""  # the environment variable holding the API key
+    budget: int = 50  # requests per run at most (cached answers are free)
+    timeout: float = 30.0  # seconds, one request
+    retries: int = 1  # further tries after a failed request
+
+
+@dataclass(frozen=True)
 class Config:
     """All settings of one vault."""
 
@@ -140,6 +153,7 @@ class Config:
     git: GitConfig = field(default_factory=GitConfig)
     context: ContextConfig = field(default_factory=ContextConfig)
     embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
 
 
 def _section(cls: type[Any], name: str, raw: object) -> Any:
@@ -240,6 +254,9 @@ _RANGE: dict[str, tuple[float, float | None]] = {
     "embeddings.retries": (0, 20),
     "embeddings.weight": (0, 1),
     "embeddings.seats": (0, 5),
+    "llm.budget": (0, None),
+    "llm.timeout": (0.1, None),
+    "llm.retries": (0, 20),
 }
 
 
@@ -264,6 +281,7 @@ def load_config(vault_root: Path) -> Config:
         "git": GitConfig,
         "context": ContextConfig,
         "embeddings": EmbeddingsConfig,
+        "llm": LLMConfig,
     }
     unknown = set(raw) - set(sections)
     if unknown:

@@ -57,3 +57,9 @@ class AmbiguousIdError(VaultmemError):
 class EmbeddingError(VaultmemError):
     """An embedder cannot be loaded (its package is missing) or failed to embed (an
     embeddings server is down or answered nonsense)."""
+
+
+class LLMError(VaultmemError):
+    """The LLM pass of ``consolidate --llm`` cannot start (``[llm]`` lacks its url or
+    model, or its API key variable is unset). A server that is down or answers nonsense
+    is not an error: the rules decide, and the run says so in one notice."""

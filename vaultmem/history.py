@@ -39,11 +39,13 @@ DEFAULT_TIMEOUT = 60.0
 MEMORY_LOG = ".vaultmem/log/"
 # vaultmem's own temp files never belong in history, even in an old vault whose .gitignore
 # lacks the rule: every add and status names them as excluded (git pathspec magic). So do
-# the vectors (vectors.db, vectors.matrix), newer than many vaults' .gitignore.
+# the vectors (vectors.db, vectors.matrix) and the LLM pass's answer cache, newer than many
+# vaults' .gitignore.
 NEVER_COMMITTED = (
     f":(exclude,glob)**/{TEMP_PREFIX}*",
     ":(exclude).vaultmem/tmp",
     ":(exclude,glob).vaultmem/vectors.*",
+    ":(exclude,glob).vaultmem/llm-cache.*",
 )
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
 

@@ -445,20 +445,29 @@ class Vault:
             self.notices.append(f"stored, but not indexed yet ({exc}); `vaultmem index` will")
 
     def consolidate(
-        self, mode: str = "daily", *, dry_run: bool = False, today: dt.date | None = None
+        self,
+        mode: str = "daily",
+        *,
+        dry_run: bool = False,
+        today: dt.date | None = None,
+        llm: bool | None = None,
     ) -> ConsolidationReport:
         """Distill daily notes into facts and topics, decay, and rebuild ``MEMORY.md``'s
         block (see ``memory/consolidate.py``). Ends in one git commit when the vault is in
         a repository; with ``dry_run``, only ``report.diff`` says what would change.
+        ``llm`` (default: ``[llm] enabled``) asks a model about the doubtful cases
+        (``vaultmem/llm/``), a dry run too: its answers are cached for the real run.
 
         Raises:
             VaultmemError: an unknown mode, or a note that could not be written.
+            LLMError: ``llm`` is on but ``[llm]`` lacks its url or model.
         """
         from .memory import runs
 
         day = today or dt.date.today()
+        use_llm = self.config.llm.enabled if llm is None else llm
         report = runs.consolidate(
-            self.root, self.config, self.device, mode, dry_run=dry_run, today=day
+            self.root, self.config, self.device, mode, dry_run=dry_run, today=day, llm=use_llm
         )
         if dry_run:
             return report

@@ -140,21 +140,32 @@ def remember(
 )
 @click.option("--dry-run", is_flag=True, help="Print the diff it would make; write nothing.")
 @click.option("--today", callback=date, help="Run as of this YYYY-MM-DD (default: today).")
+@click.option(
+    "--llm/--no-llm",
+    default=None,
+    help="Ask the [llm] model about doubtful conflicts and unplaced facts [default: llm.enabled].",
+)
 @json_option
 @vault_option
 def consolidate(
-    mode: str, dry_run: bool, today: str | None, as_json: bool, vault_path: Path | None
+    mode: str,
+    dry_run: bool,
+    today: str | None,
+    llm: bool | None,
+    as_json: bool,
+    vault_path: Path | None,
 ) -> None:
     """Distill daily notes into facts and topics, decay, and rebuild MEMORY.md's block.
 
-    Rules only, no model. A second run changes nothing; a run that was killed can simply be
-    run again. Ends in one git commit when the vault is a git repository.
+    Rules only by default; --llm asks a model about the cases the rules are unsure of
+    (docs/llm.md). A second run changes nothing; a run that was killed can simply be run
+    again. Ends in one git commit when the vault is a git repository.
 
     Example: vaultmem consolidate --dry-run
     """
     when = dt.date.fromisoformat(today) if today else None
     with open_vault(vault_path) as vault:
-        report = vault.consolidate(mode, dry_run=dry_run, today=when)
+        report = vault.consolidate(mode, dry_run=dry_run, today=when, llm=llm)
     for notice in report.notices:
         click.echo(f"Warning: {notice}", err=True)
     if as_json:
@@ -165,6 +176,12 @@ def consolidate(
         click.echo(f"(dry run) {report.summary()}", err=True)
         return
     click.echo(report.summary())
+    if report.llm:
+        stats = report.llm
+        click.echo(
+            f"llm: {stats['asked']} doubtful cases, {stats['requests']} requests, "
+            f"{stats['cached']} cached; {stats['changed']} rule decisions changed"
+        )
     click.echo(
         f"{report.collected} lines collected, {report.admitted} admitted; "
         f"{len(report.changed)} files changed"

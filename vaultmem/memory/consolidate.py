@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Config
 from ..context import BlockError, block_of, count_tokens, replace_block
@@ -69,6 +69,9 @@ from .tiers import TIERS, current_score, tier
 from .topics import Topic, page_block, page_header
 from .wording import strip_triggers
 
+if TYPE_CHECKING:
+    from ..llm import Judge
+
 MODES = ("quick", "daily", "full")
 CHECKPOINT = ".vaultmem/consolidate.json"
 MEMORY_FILE = "MEMORY.md"
@@ -97,6 +100,7 @@ class Report:
     memory_tokens: int = 0
     changed: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    llm: dict[str, int] = field(default_factory=dict)  # the LLM pass's Stats, when on
     commit: str | None = None
     diff: str = ""
 
@@ -119,10 +123,18 @@ class Consolidation:
     """One run's plan. ``plan()`` reads the vault and returns the edits; nothing is written
     until the caller applies them (``Vault.consolidate``)."""
 
-    def __init__(self, root: Path, config: Config, today: dt.date, mode: str = "daily") -> None:
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        today: dt.date,
+        mode: str = "daily",
+        llm: Judge | None = None,
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         self.root, self.config, self.today, self.mode = root, config, today, mode
+        self.llm = llm  # asked about the cases the rules are unsure of (vaultmem/llm/)
         self.memory = config.memory
         self.report = Report(mode, False, today.isoformat())
         self.edits = Edits()
@@ -261,6 +273,8 @@ class Consolidation:
             text, self.memory.duplicate_similarity, self.memory.conflict_similarity
         )
         supersedes = None
+        if match is not None and match.doubtful and self.llm is not None:
+            match = self.llm.settle(text, self.by_id[match.key].text, match)
         if match is not None:
             old = self.by_id[match.key]
             if old.kind == "belief" and confidence is None and match.verdict != "conflict":
@@ -288,6 +302,8 @@ class Consolidation:
             sources += [s for s in self.by_id[match.key].sources if s != key]
         meta = extract(text, _date(day), self.people)
         target = route(rated, meta, text)
+        if self.llm is not None:  # only a fact the rules could not place is asked about
+            target = self.llm.place(text, target)
         line = render_fact(
             text,
             ident=fact_id(key),

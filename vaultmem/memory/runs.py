@@ -10,7 +10,7 @@ the caller's (``Vault``), so a run here touches only the notes and ``.vaultmem/`
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..config import Config
@@ -33,19 +33,41 @@ class Forgotten:
 
 
 def consolidate(
-    root: Path, config: Config, device: str, mode: str, *, dry_run: bool, today: dt.date
+    root: Path,
+    config: Config,
+    device: str,
+    mode: str,
+    *,
+    dry_run: bool,
+    today: dt.date,
+    llm: bool = False,
 ) -> Report:
     """Distill, decay and rebuild ``MEMORY.md``'s block; with ``dry_run``, only
     ``report.diff`` says what would change. ``report.changed`` lists the notes written.
+    With ``llm``, a chat model is asked about the doubtful cases (``vaultmem/llm/``), in a
+    dry run too: its answers are cached for the real run.
 
     Raises:
         VaultmemError: an unknown mode, or a note that could not be written.
+        LLMError: ``llm`` is on but ``[llm]`` lacks its url or model.
     """
     if mode not in MODES:
         raise VaultmemError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
-    run = Consolidation(root, config, today, mode)
-    edits = run.plan()
+    judge = None
+    if llm:
+        from ..llm import open_judge
+
+        judge = open_judge(root / STATE_DIR, config.llm)
+    run = Consolidation(root, config, today, mode, judge)
+    try:
+        edits = run.plan()
+    finally:
+        if judge is not None:
+            judge.close()
     report = run.report
+    if judge is not None:
+        report.llm = asdict(judge.stats)
+        report.notices += judge.notices()
     report.dry_run = dry_run
     if dry_run:
         report.diff = edits.preview(root)
