@@ -57,10 +57,10 @@ def test_admitted_lines_become_facts_linked_to_their_source(vault: Vault) -> Non
     health = fact_lines(vault.root, "facts/health.md")
     assert len(health) == 2
     assert health[0].startswith("- Alice is allergic to peanuts, remember that [kind:: health]")
-    assert "[source:: [[2026-11-22#^m1]]]" in health[0]
-    assert "[source:: [[2026-11-22#^m3]]]" in health[1]
+    assert "[source:: [[memory/2026-11-22#^m1]]]" in health[0]
+    assert "[source:: [[memory/2026-11-22#^m3]]]" in health[1]
     errors = fact_lines(vault.root, "facts/tech/errors.md")
-    assert "[source:: [[2026-11-22#^m4]]]" in errors[0]
+    assert "[source:: [[memory/2026-11-22#^m4]]]" in errors[0]
     assert report.commit is not None
     assert vault.log()[0].message.startswith("consolidate (daily): 3 new facts")
     assert vault.search("peanuts", path="facts/*")[0].path == "facts/health.md"
@@ -97,7 +97,7 @@ def test_a_line_typed_without_a_block_id_gets_one(vault: Vault) -> None:
     assert line.startswith("- I decided we always deploy on Tuesdays, never Fridays ^m")
     ident = line.rsplit("^", 1)[1]
     fact = fact_lines(vault.root, "facts/work/decisions.md")[0]
-    assert f"[source:: [[2026-11-22#^{ident}]]]" in fact
+    assert f"[source:: [[memory/2026-11-22#^{ident}]]]" in fact
 
 
 def test_a_repeat_is_logged_against_the_fact_it_repeats(vault: Vault) -> None:
@@ -155,7 +155,7 @@ def test_a_belief_is_kept_with_confidence_and_confirmed_later(vault: Vault) -> N
     assert (report.confirmed, report.new_facts) == (1, 0)
     confirmed = fact_lines(vault.root, "facts/general.md")[0]
     assert "[confidence::" not in confirmed
-    assert "[confirmed_by:: [[2026-11-22#^b1]]]" in confirmed
+    assert "[confirmed_by:: [[memory/2026-11-22#^b1]]]" in confirmed
 
 
 def test_topics_get_pages_with_hotness_and_a_summary(vault: Vault) -> None:

@@ -369,7 +369,8 @@ class Vault:
             if not hits:
                 self.db.probe()  # make sure "nothing found" is not a damaged index talking
             mark_hits(hits, self.config.memory, today or dt.date.today())
-            return refine(self.db.conn, hits, limit=wanted, context_lines=lines, agent=agent)
+            daily = self.config.vault.daily_folder
+            return refine(self.db.conn, hits, wanted, lines, agent=agent, daily_folder=daily)
 
         hits = self._recovering(run)
         if track and self.config.memory.track_access:
@@ -551,7 +552,7 @@ class Vault:
         )
         if made.line is None or made.block_id is None:
             return Remembered(None, None, None, made.skipped, made.masked)
-        rel, number = store_line(self.root, made, when.date())
+        rel, number = store_line(self.root, made, when.date(), self.config.vault.daily_folder)
         if number is None:
             return Remembered(rel, None, made.block_id, "already remembered", made.masked)
         self._index_stored([rel])
@@ -577,7 +578,12 @@ class Vault:
         from .agent.transcripts import capture_transcript
 
         report = capture_transcript(
-            self.root, Path(transcript), fmt=fmt, agent=agent, session=session
+            self.root,
+            Path(transcript),
+            fmt=fmt,
+            agent=agent,
+            session=session,
+            daily_folder=self.config.vault.daily_folder,
         )
         if report.paths:
             self._index_stored(report.paths)
@@ -701,7 +707,7 @@ class Vault:
         """The vault's git history (see ``vaultmem.history``)."""
         from .history import History  # gitpython takes 40 ms to import: only when used
 
-        return History(self.root, self.config.git.timeout_seconds)
+        return History(self.root, self.config.git.timeout_seconds, self.config.vault.daily_folder)
 
     def commit(self, message: str | None = None) -> Commit | None:
         """Commit the vault's changes; ``None`` when there were none.
