@@ -154,7 +154,7 @@ def test_a_fuller_fact_supersedes_the_old_one_and_cites_both_sources(vault: Vaul
     old, new = sorted(all_fact_lines(vault.root), key=lambda line: "shellfish" in line)
     assert old.startswith("- ~~Alice is allergic to peanuts~~")
     assert "[superseded_by:: " in old
-    assert "[[2026-11-22#^b1]]" in new and "[[2026-11-20#^a1]]" in new
+    assert "[[memory/2026-11-22#^b1]]" in new and "[[memory/2026-11-20#^a1]]" in new
     assert new.index("2026-11-22#^b1") < new.index("2026-11-20#^a1")  # dated by the new line
 
 

@@ -57,12 +57,12 @@ def test_admitted_lines_become_facts_linked_to_their_source(vault: Vault) -> Non
     # Alice's allergy is hers, not the owner's; the owner's goes to health.
     (alice,) = fact_lines(vault.root, "facts/people.md")
     assert alice.startswith("- Alice is allergic to peanuts [kind:: health]")
-    assert "[source:: [[2026-11-22#^m1]]]" in alice
+    assert "[source:: [[memory/2026-11-22#^m1]]]" in alice
     (mine,) = fact_lines(vault.root, "facts/health.md")
     assert mine.startswith("- 我对花生过敏，必须避免 [kind:: health]")
-    assert "[source:: [[2026-11-22#^m3]]]" in mine
+    assert "[source:: [[memory/2026-11-22#^m3]]]" in mine
     errors = fact_lines(vault.root, "facts/tech/errors.md")
-    assert "[source:: [[2026-11-22#^m4]]]" in errors[0]
+    assert "[source:: [[memory/2026-11-22#^m4]]]" in errors[0]
     assert report.commit is not None
     assert vault.log()[0].message.startswith("consolidate (daily): 3 new facts")
     assert vault.search("peanuts", path="facts/*")[0].path == "facts/people.md"
@@ -99,7 +99,7 @@ def test_a_line_typed_without_a_block_id_gets_one(vault: Vault) -> None:
     assert line.startswith("- I decided we always deploy on Tuesdays, never Fridays ^m")
     ident = line.rsplit("^", 1)[1]
     fact = fact_lines(vault.root, "facts/work/decisions.md")[0]
-    assert f"[source:: [[2026-11-22#^{ident}]]]" in fact
+    assert f"[source:: [[memory/2026-11-22#^{ident}]]]" in fact
 
 
 def test_a_repeat_is_logged_against_the_fact_it_repeats(vault: Vault) -> None:
@@ -157,7 +157,7 @@ def test_a_belief_is_kept_with_confidence_and_confirmed_later(vault: Vault) -> N
     assert (report.confirmed, report.new_facts) == (1, 0)
     confirmed = fact_lines(vault.root, "facts/general.md")[0]
     assert "[confidence::" not in confirmed
-    assert "[confirmed_by:: [[2026-11-22#^b1]]]" in confirmed
+    assert "[confirmed_by:: [[memory/2026-11-22#^b1]]]" in confirmed
 
 
 def test_topics_get_pages_with_hotness_and_a_summary(vault: Vault) -> None:

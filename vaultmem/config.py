@@ -8,14 +8,24 @@ documented in ``docs/config.md``.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from . import obsidian
 from .errors import ConfigError
 
 CONFIG_PATH = ".vaultmem/config.toml"
 MAX_CONTEXT = 50  # lines of context each side of a search hit, at most
+
+
+@dataclass(frozen=True)
+class VaultConfig:
+    """``[vault]``: where vaultmem's own notes live (docs/config.md, "Daily notes")."""
+
+    # vaultmem's daily notes are FOLDER/YYYY-MM-DD.md; "obsidian": the folder of Obsidian's
+    # Daily notes plugin (.obsidian/daily-notes.json), resolved when the vault opens.
+    daily_folder: str = "memory"
 
 
 @dataclass(frozen=True)
@@ -154,6 +164,7 @@ class Config:
     context: ContextConfig = field(default_factory=ContextConfig)
     embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
+    vault: VaultConfig = field(default_factory=VaultConfig)
 
 
 def _section(cls: type[Any], name: str, raw: object) -> Any:
@@ -270,7 +281,7 @@ def load_config(vault_root: Path) -> Config:
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return Config()
+        return _with_obsidian(Config(), vault_root)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{CONFIG_PATH} is not valid TOML: {exc}") from exc
     sections = {
@@ -282,10 +293,49 @@ def load_config(vault_root: Path) -> Config:
         "context": ContextConfig,
         "embeddings": EmbeddingsConfig,
         "llm": LLMConfig,
+        "vault": VaultConfig,
     }
     unknown = set(raw) - set(sections)
     if unknown:
         raise ConfigError(f"{CONFIG_PATH}: unknown section [{sorted(unknown)[0]}]")
-    return Config(
+    config = Config(
         **{name: _section(cls, name, raw.get(name, {})) for name, cls in sections.items()}
+    )
+    return _with_obsidian(config, vault_root)
+
+
+# Folders vaultmem writes itself: daily notes there would be read as facts or topics.
+_NOT_DAILY = ("facts", "topics", "archive")
+
+
+def _with_obsidian(config: Config, root: Path) -> Config:
+    """The config with what Obsidian's settings decide (``obsidian.py``): the daily folder
+    when it is ``"obsidian"``, and the template folders left out of the index (anchored
+    at the vault's root by a leading ``/``, as in ``.gitignore``)."""
+    folder = config.vault.daily_folder
+    if folder == "obsidian":
+        folder, fmt = obsidian.daily_notes(root)
+        if fmt != obsidian.DEFAULT_DAILY_FORMAT:
+            raise ConfigError(
+                f'{CONFIG_PATH}: vault.daily_folder = "obsidian", but Obsidian names daily '
+                f"notes {fmt!r} ({obsidian.DAILY_NOTES}); vaultmem's daily notes are named "
+                f"{obsidian.DEFAULT_DAILY_FORMAT}: use that format in Obsidian, or set "
+                "vault.daily_folder to a folder of vaultmem's own"
+            )
+    elif folder[:1] in ("", "/") or obsidian.vault_folder(folder) != folder.rstrip("/"):
+        raise ConfigError(
+            f"{CONFIG_PATH}: vault.daily_folder must be a folder inside the vault, "
+            f'such as "memory" or "Journal/agent", got {folder!r}'
+        )
+    folder = obsidian.vault_folder(folder)
+    if folder.split("/")[0] in _NOT_DAILY or folder.startswith(".") or "/." in folder:
+        raise ConfigError(
+            f"{CONFIG_PATH}: vault.daily_folder cannot be {folder!r}: vaultmem keeps facts, "
+            "topics and the archive there, and never reads hidden folders"
+        )
+    templates = tuple(f"/{path}" for path in obsidian.template_folders(root))
+    return replace(
+        config,
+        vault=replace(config.vault, daily_folder=folder),
+        index=replace(config.index, exclude=tuple(dict.fromkeys(config.index.exclude + templates))),
     )

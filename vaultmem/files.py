@@ -98,7 +98,16 @@ def is_note_path(rel: str, exclude: tuple[str, ...]) -> bool:
     parts = rel.split("/")
     if not parts[-1].lower().endswith(NOTE_SUFFIXES):
         return False
-    return not any(part.startswith(".") or part in exclude for part in parts)
+    return not any(
+        part.startswith(".") or part in exclude or _anchored(parts[: n + 1]) in exclude
+        for n, part in enumerate(parts)
+    )
+
+
+def _anchored(parts: list[str]) -> str:
+    """A folder as an ``exclude`` entry names it by path: ``/Meta/Templates`` (the leading
+    ``/`` anchors it at the vault's root, as in ``.gitignore``; a bare name is any depth)."""
+    return "/" + "/".join(parts)
 
 
 def scan_notes(root: Path, exclude: tuple[str, ...], under: str = "") -> Iterator[FileStat]:
@@ -124,9 +133,9 @@ def scan_notes(root: Path, exclude: tuple[str, ...], under: str = "") -> Iterato
         prefix = folder_rel + "/" if folder_rel else ""
         for entry in entries:
             name = entry.name
-            if name.startswith(".") or name in excluded:
-                continue
             rel = prefix + name
+            if name.startswith(".") or name in excluded or "/" + rel in excluded:
+                continue
             is_note = name.lower().endswith(NOTE_SUFFIXES)
             try:
                 if entry.is_symlink():

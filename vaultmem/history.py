@@ -172,20 +172,23 @@ class RestoreResult:
 
 
 _CATEGORIES = (
-    ("memory/", "daily note", "daily notes"),
+    ("", "daily note", "daily notes"),  # the daily folder's, whatever it is named
     ("facts/", "fact file", "fact files"),
     ("topics/", "topic", "topics"),
     ("archive/", "archived file", "archived files"),
 )
 
 
-def describe_changes(paths: list[str]) -> str:
+def describe_changes(paths: list[str], daily_folder: str = "memory") -> str:
     """A commit message saying what changed: ``memory: 3 daily notes, 2 fact files, MEMORY.md``."""
     counts: dict[tuple[str, str], int] = {}
     others: list[str] = []
+    daily = daily_folder + "/" if daily_folder else ""
     for path in paths:
         for prefix, one, many in _CATEGORIES:
-            if path.startswith(prefix):
+            if prefix == "" and not daily:
+                continue  # a root daily folder: its notes are counted as other files
+            if path.startswith(prefix or daily):
                 counts[(one, many)] = counts.get((one, many), 0) + 1
                 break
         else:
@@ -205,15 +208,19 @@ def describe_changes(paths: list[str]) -> str:
 class History:
     """The git history of one vault."""
 
-    def __init__(self, root: Path, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self, root: Path, timeout: float = DEFAULT_TIMEOUT, daily_folder: str = "memory"
+    ) -> None:
         """Open the repository holding ``root``; network commands give up after ``timeout``
-        seconds (``[git] timeout_seconds``).
+        seconds (``[git] timeout_seconds``); the daily notes are in ``daily_folder``
+        (``[vault] daily_folder``: commit messages count them, sync merges them by line).
 
         Raises:
             GitError: the vault is not in a git repository, or git is missing.
         """
         self.root = root
         self.timeout = timeout
+        self.daily_folder = daily_folder
         #: What a person should hear of: files left out of a commit, and why.
         self.notices: list[str] = []
         try:
@@ -337,7 +344,7 @@ class History:
             "--quiet",
             "--no-verify",
             "-m",
-            message or describe_changes(kept),
+            message or describe_changes(kept, self.daily_folder),
             "--",
             ".",
             *skip,

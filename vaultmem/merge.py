@@ -16,9 +16,9 @@ words differently. Nothing else is a conflict.
   unchanged on the other stays deleted; deleted on one side and changed on the other keeps
   the change (nothing is lost); changed differently on both sides is a conflict. Lines
   without an id (headings, a person's prose) merge line by line.
-* **Daily notes** (``memory/**.md``): the same merge by block id, and where both sides
-  wrote different lines at one place, both are kept (a union, as the old ``merge=union``).
-  A line a person typed on one device and that consolidation gave an id on another
+* **Daily notes** (``memory/**.md``, the daily folder's): the same merge by block id, and
+  where both sides wrote different lines at one place, both are kept (a union, as the old
+  ``merge=union``). A line a person typed on one device and that consolidation gave an id on another
   (`` ^m3f9`` appended) is one line, not two.
 * Everywhere, lines both sides *added* at the same place are all kept (nobody changed the
   other's words), ours first.
@@ -41,6 +41,7 @@ from .context import BEGIN, END
 
 CONFLICT_MARK = ".sync-conflict-"
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)\s*$")
+_DATED = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 T = TypeVar("T", bound=Hashable)
 
@@ -58,23 +59,27 @@ def is_conflict_copy(path: str) -> bool:
     return CONFLICT_MARK in path.rsplit("/", 1)[-1]
 
 
-def kind_of(path: str) -> str | None:
-    """How a vault-relative path merges: ``generated``, ``facts``, ``daily``, or ``None``
-    (not a vault file vaultmem knows: git's own merge)."""
+def kind_of(path: str, daily_folder: str = "memory") -> str | None:
+    """How a vault-relative path merges: ``generated``, ``facts``, ``daily`` (a note of the
+    daily folder), or ``None`` (not a vault file vaultmem knows: git's own merge)."""
     if not path.endswith(".md") or is_conflict_copy(path):
         return None
     if path == "MEMORY.md" or path.startswith("topics/"):
         return "generated"
     if path.startswith(("facts/", "archive/")):
         return "facts"
-    if path.startswith("memory/"):
+    if daily_folder and path.startswith(daily_folder + "/"):
+        return "daily"
+    if not daily_folder and "/" not in path and _DATED.match(path):  # daily notes at the root
         return "daily"
     return None
 
 
-def merge_file(path: str, base: str, ours: str, theirs: str) -> Merged | None:
+def merge_file(
+    path: str, base: str, ours: str, theirs: str, daily_folder: str = "memory"
+) -> Merged | None:
     """Merge one vault file by its kind; ``None`` for files git merges itself."""
-    kind = kind_of(path)
+    kind = kind_of(path, daily_folder)
     if kind == "generated":
         return merge_generated(base, ours, theirs)
     if kind == "facts":

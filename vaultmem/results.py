@@ -33,7 +33,9 @@ from .index import citing
 from .memory.facts import Entry, Fact, daily_date, parse_entry, source_key
 from .search import Hit
 
-MENTION = re.compile(r"\(([A-Za-z0-9-]+)\)\s*$")  # MEMORY.md cites a fact as "(fID)"
+# MEMORY.md cites a fact as ``([[facts/x#^fID|fID]])``, a link Obsidian follows to the
+# fact line; ``(fID)`` in blocks written before links is still read.
+MENTION = re.compile(r"\((?:\[\[[^\]|\n]*\|)?([A-Za-z0-9-]+)(?:\]\])?\)\s*$")
 _LINKED_ID = re.compile(r"#\^([A-Za-z0-9-]+)")
 _STANDALONE = ("facts/", "archive/", "MEMORY.md")  # one memory a line: no context
 _NOT_CONTEXT = frozenset({"heading", "frontmatter"})
@@ -57,14 +59,16 @@ def candidates(limit: int, ceiling: int) -> int:
 def refine(
     conn: sqlite3.Connection,
     hits: list[Hit],
-    *,
     limit: int,
     context_lines: int,
+    *,
     agent: str | None = None,
+    daily_folder: str,
 ) -> list[Hit]:
     """The ranked ``hits`` as results (see the module docstring): one per memory, the
-    superseded below their replacement, each with its context; at most ``limit``."""
-    chosen = _replaced_below(_one_per_memory(conn, hits))[:limit]
+    superseded below their replacement, each with its context; at most ``limit``. Lines
+    of the notes in ``daily_folder`` are keyed ``DATE#id``, as facts cite them."""
+    chosen = _replaced_below(_one_per_memory(conn, hits, daily_folder))[:limit]
     for at, hit in enumerate(chosen):
         # Context never covers another hit's lines: better hits keep theirs (context
         # included), the lower ones their matched lines.
@@ -77,7 +81,7 @@ def refine(
 # -- one memory once ------------------------------------------------------------------
 
 
-def memory_of(conn: sqlite3.Connection, hit: Hit) -> Memory:
+def memory_of(conn: sqlite3.Connection, hit: Hit, daily_folder: str) -> Memory:
     """The keys of the memory a hit's matched line holds: its place, its ``DATE#id`` in
     a daily note, the facts citing it as their source (a struck one makes it stale),
     a fact's id and sources, the fact ``MEMORY.md`` mentions."""
@@ -95,7 +99,7 @@ def memory_of(conn: sqlite3.Connection, hit: Hit) -> Memory:
         mention = MENTION.search(first)
         keys |= {mention.group(1)} if mention else set()
     elif hit.block_id:
-        day = daily_date(hit.path)
+        day = daily_date(hit.path, daily_folder)
         if day:
             keys.add(source_key(day, hit.block_id))
         for block, text in _citing(conn, hit.path, day, hit.block_id):
@@ -132,12 +136,12 @@ class _Group:
     replaced_by: set[str] = field(default_factory=set)
 
 
-def _one_per_memory(conn: sqlite3.Connection, hits: list[Hit]) -> list[_Group]:
+def _one_per_memory(conn: sqlite3.Connection, hits: list[Hit], daily_folder: str) -> list[_Group]:
     """Hits sharing a key are one memory (also through a third hit: a daily line and
     ``MEMORY.md`` meet through the fact); the first stands for it, in rank order."""
     groups: list[_Group] = []
     for hit in hits:
-        memory = memory_of(conn, hit)
+        memory = memory_of(conn, hit, daily_folder)
         joined = [g for g in groups if g.keys & memory.keys]
         if not joined:
             groups.append(_Group(hit, set(memory.keys), set(memory.replaced_by)))

@@ -98,4 +98,5 @@ def retrieve(
     if not hits:
         db.probe()  # make sure "nothing found" is not a damaged index talking
     mark_hits(hits, config.memory, today)
-    return refine(db.conn, hits, limit=limit, context_lines=context_lines, agent=filters.agent)
+    daily = config.vault.daily_folder
+    return refine(db.conn, hits, limit, context_lines, agent=filters.agent, daily_folder=daily)

@@ -214,7 +214,7 @@ def _merge_files(history: History, base: str, theirs: str, remote: str, result: 
         a, b = texts[1], texts[2]
         if a is None or b is None:
             continue  # deleted on one side, or not text: git's merge and the rule below
-        merged = merge_file(rel, texts[0] or "", a, b)
+        merged = merge_file(rel, texts[0] or "", a, b, history.daily_folder)
         if merged is None:
             continue
         _put(history, top_path, on_disk, merged.text, remote, when, result)

@@ -14,7 +14,7 @@ from .state import STATE_DIR
 from .writes import atomic_write
 
 _PACKAGE = Path(__file__).parent
-FOLDERS = ("memory", "facts", "topics", "archive")
+FOLDERS = ("memory", "facts", "topics", "archive")  # memory: the default daily folder
 
 
 @dataclass
@@ -71,6 +71,9 @@ def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitRepo
                 report.created.append(rel)
             else:
                 report.kept.append(rel)
-    for folder in FOLDERS:
-        (root / folder).mkdir(exist_ok=True)
+    from .config import load_config
+
+    daily = load_config(root).vault.daily_folder  # a config already there may name another
+    for folder in (daily, *FOLDERS[1:]):
+        (root / folder).mkdir(parents=True, exist_ok=True)
     return report

@@ -405,6 +405,7 @@ class Vault:
             tags=tags,
             importance=importance,
             agent=agent,
+            daily_folder=self.config.vault.daily_folder,
         )
         if stored.line is not None and stored.path is not None:
             self._index_stored([stored.path])
@@ -430,7 +431,12 @@ class Vault:
         from .agent.transcripts import capture_transcript
 
         report = capture_transcript(
-            self.root, Path(transcript), fmt=fmt, agent=agent, session=session
+            self.root,
+            Path(transcript),
+            fmt=fmt,
+            agent=agent,
+            session=session,
+            daily_folder=self.config.vault.daily_folder,
         )
         if report.paths:
             self._index_stored(report.paths)
@@ -537,7 +543,7 @@ class Vault:
         """The vault's git history (see ``vaultmem.history``)."""
         from .history import History  # gitpython takes 40 ms to import: only when used
 
-        return History(self.root, self.config.git.timeout_seconds)
+        return History(self.root, self.config.git.timeout_seconds, self.config.vault.daily_folder)
 
     def commit(self, message: str | None = None) -> Commit | None:
         """Commit the vault's changes; ``None`` when there were none.

@@ -129,14 +129,14 @@ def get(vault: Vault, target: str, line_start: int | None, line_end: int | None)
             return _lines(vault, rel, line_start, line_end)
     if line_start is not None or line_end is not None:
         raise VaultmemError("a line range goes with a path, not with a block id")
-    wanted = Wanted.parse(target)
+    wanted = Wanted.parse(target, vault.config.vault.daily_folder)
     if wanted.note is not None:
         paths = [note_in_vault(vault.root, wanted.note, vault.config.index.exclude)[1]]
         wanted = Wanted(wanted.block, paths[0])
     else:
         paths = list(dict.fromkeys(row[0] for row in vault.with_block_id(wanted.block)))
     texts = {p: t for p in paths if (t := read_text(vault, p)) is not None}
-    found = find_line(wanted, texts)
+    found = find_line(wanted, texts, vault.config.vault.daily_folder)
     if found is None:
         where = f" in {wanted.note}" if wanted.note else ""
         raise VaultmemError(f"no line has the block id ^{wanted.block}{where}")

@@ -335,7 +335,7 @@ def register_resources(server: MCPServer, service: VaultService) -> None:
         description=("Today's daily note (empty until something is remembered today)."),
     )
     def today() -> str:
-        rel = daily_note_path(dt.date.today())
+        rel = daily_note_path(dt.date.today(), service.vault.config.vault.daily_folder)
         if not (service.vault.root / rel).exists():
             return ""
         return read(rel)

@@ -254,7 +254,7 @@ def _recall_items(vault: Vault, query: str, agent: str | None, today: dt.date) -
         hit = _cited_fact(vault, hit, today)
         if hit.superseded:
             continue
-        memory = memory_of(vault.db.conn, hit)
+        memory = memory_of(vault.db.conn, hit, vault.config.vault.daily_folder)
         if memory.stale or memory.keys & seen:  # a MEMORY.md line and its fact: once
             continue
         keys = memory.keys
@@ -288,20 +288,21 @@ def _link(hit: Hit) -> str | None:
 
 
 def daily_notes(vault: Vault, day: dt.date) -> list[str]:
-    """A day's daily notes: ``memory/DATE.md`` (read as before, even when absent: it then
-    has no lines), then OpenClaw's ``memory/DATE-slug.md`` notes of that day by name,
-    those the index takes (a note file, not a symlink)."""
+    """A day's daily notes: ``memory/DATE.md`` (in the daily folder; read as before, even
+    when absent: it then has no lines), then OpenClaw's ``memory/DATE-slug.md`` notes of
+    that day by name, those the index takes (a note file, not a symlink)."""
+    folder = vault.config.vault.daily_folder
     try:
-        found = sorted(p.name for p in (vault.root / "memory").glob(f"{day.isoformat()}-*"))
-    except OSError:  # no readable memory/ folder: no slug notes
+        found = sorted(p.name for p in (vault.root / folder).glob(f"{day.isoformat()}-*"))
+    except OSError:  # no readable daily folder: no slug notes
         found = []
     exclude = vault.config.index.exclude
     slugs = [
         rel
-        for rel in (f"memory/{name}" for name in found)
+        for rel in (f"{folder}/{name}" if folder else name for name in found)
         if (note := stat_note(vault.root, rel, exclude)) is not None and note.skip_reason is None
     ]
-    return [daily_note_path(day), *slugs]
+    return [daily_note_path(day, folder), *slugs]
 
 
 def daily_items(vault: Vault, day: dt.date, agent: str | None) -> list[Item]:

@@ -150,9 +150,11 @@ def capture_transcript(
     fmt: str = "auto",
     agent: str | None = None,
     session: str | None = None,
+    daily_folder: str,
 ) -> CaptureReport:
-    """Append a transcript's new messages to the daily notes of their dates (see the
-    module docstring). Indexing the notes is the caller's (``Vault.capture``).
+    """Append a transcript's new messages to the daily notes of their dates, in
+    ``daily_folder`` (see the module docstring). Indexing the notes is the caller's
+    (``Vault.capture``).
 
     Raises:
         TranscriptError: the transcript cannot be read, the format is unknown, or
@@ -180,17 +182,26 @@ def capture_transcript(
         return report
     parse, ctx = PARSERS[name], Context()
     messages = (m for entry in itertools.chain(head, stream) for m in parse(entry, ctx))
-    days, undated = _lines_by_day(root, messages, report, transcript, name, agent, session)
+    where = _Dailies(root, daily_folder)
+    days, undated = _lines_by_day(where, messages, report, transcript, name, agent, session)
     report.malformed, report.incomplete = entries.malformed, entries.incomplete
     if undated:
-        _drop_stored_elsewhere(root, days, undated, report)
+        _drop_stored_elsewhere(where, days, undated, report)
     for day in sorted(days):
-        _store_day(root, day, days[day], report)
+        _store_day(where, day, days[day], report)
     return report
 
 
+@dataclass(frozen=True)
+class _Dailies:
+    """The vault's root and its daily folder (``[vault] daily_folder``)."""
+
+    root: Path
+    folder: str
+
+
 def _lines_by_day(
-    root: Path,
+    where: _Dailies,
     messages: Iterator[Message],
     report: CaptureReport,
     transcript: Path,
@@ -202,7 +213,7 @@ def _lines_by_day(
     (their date can change as the file grows, so they are looked for in every note)."""
     days: dict[dt.date, list[Capture]] = {}
     undated: set[str] = set()
-    stored = _StoredIds(root)
+    stored = _StoredIds(where)
     said: dict[tuple[str, str, str], int] = {}
     previous: dt.datetime | None = None
     mtime: dt.datetime | None = None
@@ -244,14 +255,15 @@ def _lines_by_day(
 class _StoredIds:
     """The block ids at line ends in each day's note, read once per day."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, where: _Dailies) -> None:
+        self.where = where
         self.days: dict[dt.date, set[str]] = {}
 
     def of(self, day: dt.date) -> set[str]:
         if day not in self.days:
             try:
-                text = (self.root / daily_note_path(day)).read_text("utf-8", "replace")
+                rel = daily_note_path(day, self.where.folder)
+                text = (self.where.root / rel).read_text("utf-8", "replace")
             except OSError:  # no note yet (or not a file: the append reports it)
                 text = ""
             self.days[day] = set(_ID_AT_END.findall(text))
@@ -283,12 +295,12 @@ _ID_AT_END = re.compile(r"\^(m[0-9a-f]{10})[ \t]*\r?$", re.M)
 
 
 def _drop_stored_elsewhere(
-    root: Path, days: dict[dt.date, list[Capture]], undated: set[str], report: CaptureReport
+    where: _Dailies, days: dict[dt.date, list[Capture]], undated: set[str], report: CaptureReport
 ) -> None:
     """Leave out lines dated by the file's mtime that an earlier run stored in another
     day's note (the file's mtime moved on since)."""
     found: set[str] = set()
-    for note in sorted((root / "memory").glob("*.md")):
+    for note in sorted((where.root / where.folder).glob("*.md")):
         try:
             found.update(
                 i for i in _ID_AT_END.findall(note.read_text("utf-8", "replace")) if i in undated
@@ -303,13 +315,14 @@ def _drop_stored_elsewhere(
         days[day] = kept
 
 
-def _store_day(root: Path, day: dt.date, made: list[Capture], report: CaptureReport) -> None:
+def _store_day(where: _Dailies, day: dt.date, made: list[Capture], report: CaptureReport) -> None:
     if not made:
         return
     try:
-        rel, numbers = store_lines(root, made, day)
+        rel, numbers = store_lines(where.root, made, day, where.folder)
     except NotStoredError as exc:
-        report.failed.append(f"{daily_note_path(day)}: {len(made)} message(s): {exc}")
+        rel = daily_note_path(day, where.folder)
+        report.failed.append(f"{rel}: {len(made)} message(s): {exc}")
         return
     report.added += len(numbers)
     report.already += len(made) - len(numbers)

@@ -263,8 +263,9 @@ def tree(as_json: bool, vault_path: Path | None) -> None:
 def validate(as_json: bool, vault_path: Path | None) -> None:
     """Check the vault: broken links, facts without a source, malformed inline fields,
     duplicate block ids, secrets, entries missing the URL or command they mention.
+    Links to notes not written yet are listed as info (normal in Obsidian).
 
-    Exit code 0 when clean, 1 when problems were found.
+    Exit code 0 when there are no errors (info only), 1 when errors were found.
 
     Example: vaultmem validate
     """
@@ -277,6 +278,8 @@ def validate(as_json: bool, vault_path: Path | None) -> None:
             click.echo(
                 f"{shown_path(problem.path)}:{problem.line}: {problem.kind}: {problem.message}"
             )
-        click.echo(f"{len(problems)} problem(s)" if problems else "no problems", err=True)
-    if problems:
+        errors = sum(p.severity == "error" for p in problems)
+        infos = f", {len(problems) - errors} info" if len(problems) > errors else ""
+        click.echo((f"{errors} problem(s)" if errors else "no problems") + infos, err=True)
+    if any(p.severity == "error" for p in problems):
         sys.exit(1)

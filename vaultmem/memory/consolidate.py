@@ -75,9 +75,9 @@ if TYPE_CHECKING:
 MODES = ("quick", "daily", "full")
 CHECKPOINT = ".vaultmem/consolidate.json"
 MEMORY_FILE = "MEMORY.md"
-# Apply order: a fact must never link to a daily-note block id not yet written, and a fact
-# moving to the archive is written there before it leaves ``facts/``.
-_ORDER = ("memory/", "archive/", "facts/", "topics/")
+# Apply order: a fact must never link to a daily-note block id not yet written (daily notes
+# go first), and a fact moving to the archive is written there before it leaves ``facts/``.
+_ORDER = ("archive/", "facts/", "topics/")
 _KIND_RANK = {"person": 0, "project": 1, "repository": 2, "concept": 3}
 
 
@@ -136,6 +136,7 @@ class Consolidation:
         self.root, self.config, self.today, self.mode = root, config, today, mode
         self.llm = llm  # asked about the cases the rules are unsure of (vaultmem/llm/)
         self.memory = config.memory
+        self.daily = config.vault.daily_folder
         self.report = Report(mode, False, today.isoformat())
         self.edits = Edits()
         self.events: list[tuple[str, ...]] = []  # for the memory log, once applied
@@ -212,7 +213,7 @@ class Consolidation:
         self._topics(write=pages or (self.mode != "quick" and not memory_only))
         self._memory_md()
         self.edits.changes = dict(
-            sorted(self.edits.changes.items(), key=lambda item: _rank(item[0]))
+            sorted(self.edits.changes.items(), key=lambda item: _rank(item[0], self.daily))
         )
         return self.edits
 
@@ -228,8 +229,8 @@ class Consolidation:
         """Phases 1-4 over every daily note, oldest first."""
         saved = self._read_checkpoint() if self.mode == "daily" else {}
         known: set[str] = {e.casefold() for fact in self.facts for e in entities(fact.text)}
-        for path, text, digest in self.notes("memory"):
-            day = daily_date(path)
+        for path, text, digest in self.notes(self.daily):
+            day = daily_date(path, self.daily)
             if day is None:
                 continue
             earlier = saved.get(path)
@@ -282,7 +283,7 @@ class Consolidation:
                     old,
                     lambda line: with_fields(
                         without_fields(line, ("confidence",)),
-                        [("confirmed_by", source_link(key))],
+                        [("confirmed_by", source_link(key, self.daily))],
                     ),
                 )
                 if confirmed:  # else dealt with on a run after the ids are fixed
@@ -311,6 +312,7 @@ class Consolidation:
             importance=round(value, 2),
             sources=sources,
             meta=meta,
+            daily_folder=self.daily,
             confidence=confidence,
             supersedes=supersedes,
         )
@@ -517,11 +519,11 @@ class Consolidation:
         since = (self.today - dt.timedelta(days=14)).isoformat()
 
         def recent(path: str) -> bool:
-            return (daily_date(path) or "") >= since
+            return (daily_date(path, self.daily) or "") >= since
 
         return [
-            (entry.text, daily_date(path) or "")
-            for path, text, _ in self.notes("memory", recent)
+            (entry.text, daily_date(path, self.daily) or "")
+            for path, text, _ in self.notes(self.daily, recent)
             for entry in parse_entries(text)
             if entry.open_task
         ]
@@ -563,11 +565,13 @@ def _path(stat: FileStat) -> str:
     return stat.path
 
 
-def _rank(path: str) -> tuple[int, str]:
-    for number, prefix in enumerate(_ORDER):
+def _rank(path: str, daily_folder: str) -> tuple[int, str]:
+    if daily_date(path, daily_folder):
+        return (0, path)
+    for number, prefix in enumerate(_ORDER, 1):
         if path.startswith(prefix):
             return (number, path)
-    return (len(_ORDER), path)
+    return (len(_ORDER) + 1, path)
 
 
 def _cut_short(live: list[Fact], archived: list[Fact], moved_before: bool) -> bool:
@@ -613,7 +617,8 @@ def _mentions(fact: Fact) -> list[tuple[str, str]]:
     found += [(name, "project") for name in fact.metadata("project")]
     found += [(name, "repository") for name in fact.metadata("repo")]
     for target, _embed in find_links(fact.text):
-        if target and not daily_date(f"memory/{target}.md") and "/" not in target:
+        # A link to a day (``[[2026-11-20]]``) names no topic, whatever folder holds it.
+        if target and "/" not in target and not daily_date(f"{target}.md", ""):
             found.append((target, "concept"))
     unique: dict[str, tuple[str, str]] = {}
     for name, kind in found:

@@ -10,7 +10,11 @@ A fact is a list item in ``facts/`` (or ``archive/``) with Dataview inline field
 id (``docs/facts.md``)::
 
     - Alice is allergic to peanuts [kind:: health] [importance:: 1] [person:: Alice]
-      [source:: [[2026-11-22#^m3f9a1c2e]]] ^f8c21d0a9b4
+      [source:: [[memory/2026-11-22#^m3f9a1c2e]]] ^f8c21d0a9b4
+
+Links vaultmem writes name the daily note by its path (``[[memory/DATE#^id]]``, the daily
+folder is ``[vault] daily_folder``), so that a vault with its own ``Daily/DATE.md`` sends
+Obsidian to the right note; links by bare name (``[[DATE#^id]]``) are still read.
 
 This module only reads and renders lines; deciding what to write is ``consolidate``'s.
 """
@@ -38,7 +42,7 @@ _SOURCE = re.compile(r"\[\[([^\]#|]+)#\^([A-Za-z0-9-]+)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _STRUCK = re.compile(r"^~~.*~~$", re.S)
 _DAY = re.compile(r"(\d{4}-\d{2}-\d{2})")
-_DAILY = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})\.md$")
+_DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
 # Roles that are not a person's name: a fact keeps the words alone.
 PLAIN_ROLES = frozenset({"user", "assistant", "agent", "system", "me", "owner", "ai", "bot"})
 # vaultmem's own fields on a fact line; everything else a person added is kept as is.
@@ -133,10 +137,24 @@ def parse_entry(line: str, number: int = 0) -> Entry | None:
     )
 
 
-def daily_date(rel: str) -> str | None:
-    """``YYYY-MM-DD`` of a daily note's path, or ``None`` for any other note."""
-    match = _DAILY.match(rel)
+def daily_date(rel: str, folder: str) -> str | None:
+    """``YYYY-MM-DD`` of a daily note's path in the daily ``folder`` (``""``: the vault's
+    root), or ``None`` for any other note."""
+    if not in_daily_folder(rel, folder) or "/" in rel[len(folder) + 1 if folder else 0 :]:
+        return None
+    match = _DAILY_NAME.fullmatch(rel.rsplit("/", 1)[-1])
     return match.group(1) if match else None
+
+
+def in_daily_folder(rel: str, folder: str) -> bool:
+    """Whether a path is in the daily folder (or a folder of it); with the vault's root
+    as the daily folder, only the notes at the root are."""
+    return rel.startswith(folder + "/") if folder else "/" not in rel
+
+
+def daily_path(day: str, folder: str) -> str:
+    """The vault-relative path of the daily note of ``day`` (``YYYY-MM-DD``)."""
+    return f"{folder}/{day}.md" if folder else f"{day}.md"
 
 
 def source_key(day: str, block_id: str) -> str:
@@ -251,6 +269,7 @@ def render_fact(
     importance: float,
     sources: list[str],
     meta: Metadata,
+    daily_folder: str,
     confidence: float | None = None,
     supersedes: str | None = None,
 ) -> str:
@@ -260,17 +279,18 @@ def render_fact(
         parts.append(f"[confidence:: {confidence:g}]")
     for key, attribute in METADATA_FIELDS:
         parts += [f"[{key}:: {_field_value(v)}]" for v in getattr(meta, attribute)]
-    parts += [f"[source:: {source_link(key)}]" for key in sources]
+    parts += [f"[source:: {source_link(key, daily_folder)}]" for key in sources]
     if supersedes:
         parts.append(f"[supersedes:: {supersedes}]")
     parts.append(f"^{ident}")
     return " ".join(parts)
 
 
-def source_link(key: str) -> str:
-    """``date#blockid`` as the wikilink Obsidian follows to the exact line."""
+def source_link(key: str, folder: str) -> str:
+    """``date#blockid`` as the wikilink Obsidian follows to the exact line: by the daily
+    note's path, which no note of the person's of the same name can take over."""
     day, ident = key.split("#", 1)
-    return f"[[{day}#^{ident}]]"
+    return f"[[{daily_path(day, folder).removesuffix('.md')}#^{ident}]]"
 
 
 def fact_link(path: str, ident: str) -> str:

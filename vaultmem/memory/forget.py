@@ -25,7 +25,16 @@ from typing import TYPE_CHECKING
 from ..errors import AmbiguousIdError, VaultmemError
 from ..files import read_note
 from .edits import Edits, block_id_lines
-from .facts import Entry, Fact, daily_date, parse_entries, source_key, with_fields
+from .facts import (
+    Entry,
+    Fact,
+    daily_date,
+    daily_path,
+    in_daily_folder,
+    parse_entries,
+    source_key,
+    with_fields,
+)
 
 if TYPE_CHECKING:
     from .consolidate import Consolidation
@@ -60,9 +69,10 @@ class Wanted:
     note: str | None
 
     @classmethod
-    def parse(cls, ident: str) -> Wanted:
-        """``ID``, ``DATE#ID`` (the daily note of that date) or ``PATH#ID`` (a note by its
-        vault path, ``.md`` optional); a ``^`` before the id is allowed."""
+    def parse(cls, ident: str, daily_folder: str) -> Wanted:
+        """``ID``, ``DATE#ID`` (the daily note of that date, in ``daily_folder``) or
+        ``PATH#ID`` (a note by its vault path, ``.md`` optional); a ``^`` before the id is
+        allowed."""
         where, _, block = ident.strip().rpartition("#")
         block = block.strip().removeprefix("^")
         if not _BLOCK.fullmatch(block):
@@ -74,7 +84,7 @@ class Wanted:
         if not where:
             return cls(block, None)
         if _DATE.fullmatch(where):
-            return cls(block, f"memory/{where}.md")
+            return cls(block, daily_path(where, daily_folder))
         return cls(block, where if where.endswith(".md") else f"{where}.md")
 
 
@@ -88,7 +98,8 @@ def forget_plan(
         AmbiguousIdError: it names several lines, or a line the plan would change shares
             its id with another line of its note.
     """
-    wanted = Wanted.parse(ident)
+    daily = run.config.vault.daily_folder
+    wanted = Wanted.parse(ident, daily)
     texts = _Texts(run, wanted.note)
     found = _find(wanted, texts)
     facts = [
@@ -97,7 +108,7 @@ def forget_plan(
         if path.startswith(("facts/", "archive/"))
         for entry in parse_entries(text)
     ]
-    plan = plan_forget([found], facts, reason=reason, hard=hard, today=today)
+    plan = plan_forget([found], facts, reason=reason, hard=hard, today=today, daily_folder=daily)
     plan.block = wanted.block
     for path, block in plan.touched:
         numbers = block_id_lines(texts.get(path), block)
@@ -118,11 +129,12 @@ class _Texts:
     def __init__(self, run: Consolidation, note: str | None) -> None:
         self.run = run
         only: Callable[[str], bool] | None = None
-        if note is not None and note.startswith("memory/"):
+        daily = run.config.vault.daily_folder
+        if note is not None and in_daily_folder(note, daily):
             only = note.__eq__
         self.read = {
             path: text
-            for folder, keep in (("facts", None), ("archive", None), ("memory", only))
+            for folder, keep in (("facts", None), ("archive", None), (daily, only))
             for path, text, _ in run.notes(folder, keep)
         }
 
@@ -133,7 +145,9 @@ class _Texts:
         return self.read[path]
 
 
-def find_line(wanted: Wanted, texts: Mapping[str, str]) -> tuple[str, int] | None:
+def find_line(
+    wanted: Wanted, texts: Mapping[str, str], daily_folder: str
+) -> tuple[str, int] | None:
     """The one line with the block id among the notes ``texts`` (path -> text), in the
     note named if one is; ``None`` when no line has it. ``vaultmem get`` uses it too.
 
@@ -147,13 +161,13 @@ def find_line(wanted: Wanted, texts: Mapping[str, str]) -> tuple[str, int] | Non
         for number in block_id_lines(text, wanted.block)
     ]
     if len(matches) > 1:
-        raise AmbiguousIdError(_ambiguous(wanted.block, matches))
+        raise AmbiguousIdError(_ambiguous(wanted.block, matches, daily_folder))
     return matches[0] if matches else None
 
 
 def _find(wanted: Wanted, texts: _Texts) -> Target:
     """The one memory line with the block id (in the note named, if one is)."""
-    found = find_line(wanted, texts.read)
+    found = find_line(wanted, texts.read, texts.run.config.vault.daily_folder)
     if found is not None:
         path, number = found
         for entry in parse_entries(texts.read[path]):
@@ -163,13 +177,13 @@ def _find(wanted: Wanted, texts: _Texts) -> Target:
     raise VaultmemError(f"no memory line has the block id ^{wanted.block}{where}")
 
 
-def _ambiguous(block: str, matches: list[tuple[str, int]]) -> str:
+def _ambiguous(block: str, matches: list[tuple[str, int]], daily_folder: str) -> str:
     per_note: dict[str, int] = {}
     for path, _ in matches:
         per_note[path] = per_note.get(path, 0) + 1
     single = [path for path, count in per_note.items() if count == 1]
     if single:
-        day = daily_date(single[0])
+        day = daily_date(single[0], daily_folder)
         example = f"{day}#{block}" if day else f"{single[0]}#{block}"
         hint = f"name the one you mean as DATE#ID or PATH#ID, e.g. {example}"
     else:
@@ -190,13 +204,14 @@ def plan_forget(
     reason: str | None,
     hard: bool,
     today: dt.date,
+    daily_folder: str,
 ) -> ForgetPlan:
     """The edits that forget the lines ``found`` (facts, or daily-note lines with the facts
     distilled from them)."""
     plan = ForgetPlan()
     targets = list(found)
     for target in found:
-        day: str | None = daily_date(target.path)
+        day: str | None = daily_date(target.path, daily_folder)
         if day is not None and target.entry.block_id:
             key = source_key(day, target.entry.block_id)
             targets += [Target(f.path, f.entry) for f in facts if key in f.sources]
@@ -207,7 +222,8 @@ def plan_forget(
             if hard:
                 for key in fact.sources:
                     note, ident = key.split("#", 1)
-                    targets.append(Target(f"memory/{note}.md", Entry(0, "", "", None, ident)))
+                    path = daily_path(note, daily_folder)
+                    targets.append(Target(path, Entry(0, "", "", None, ident)))
     fields = [("forgotten", today.isoformat())]
     if reason:
         fields.append(("reason", " ".join(reason.replace("[", "(").replace("]", ")").split())))

@@ -4,8 +4,9 @@ Sections, in the order they are shown, each filled while the budget lasts, by pr
 (``context.fit``): the vault's size (always), the owner's identity, health and safety and
 pinned facts, the active context (hot topics and open tasks of the last two weeks), the
 lessons, the facts of the last days, then the top facts by today's score. A fact is shown
-once, in the first section that takes it. Everything here is pure: consolidation gathers
-the facts, topics and tasks and writes the block between the markers.
+once, in the first section that takes it, citing it by a link to its line (``cite``).
+Everything here is pure: consolidation gathers the facts, topics and tasks and writes the
+block between the markers.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def build_block(
                 continue
             shown.add(id(fact))
             text = fact.text if len(fact.text) <= 200 else fact.text[:199] + "…"
-            out.append(f"- {text}" + (f" ({fact.id})" if fact.id else ""))
+            out.append(f"- {text}" + (f" ({cite(fact.path, fact.id)})" if fact.id else ""))
             if limit is not None and len(out) >= limit:
                 break
         return out
@@ -76,6 +77,12 @@ def build_block(
         0,
     )
     return fit([identity, context, lessons, top, recent, index], config.budget_tokens)
+
+
+def cite(path: str, ident: str) -> str:
+    """A fact cited by its id as a link Obsidian follows to the fact's line, shown as the
+    id alone: ``[[facts/health#^f09a4e5a171|f09a4e5a171]]``."""
+    return f"[[{path.removesuffix('.md')}#^{ident}|{ident}]]"
 
 
 def _active_context(

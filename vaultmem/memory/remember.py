@@ -34,6 +34,7 @@ from ..state import STATE_DIR, vault_write_lock
 from ..writes import append_text, inside_vault, uses_crlf
 
 # MASK and mask_secrets are re-exported: callers that imported them from here keep working.
+from .facts import daily_path
 from .secrets import MASK as MASK
 from .secrets import mask_secrets as mask_secrets
 
@@ -130,9 +131,10 @@ def remember(
     tags: Iterable[str] = (),
     importance: float | None = None,
     agent: str | None = None,
+    daily_folder: str = "memory",
 ) -> Remembered:
-    """Store one message as a line of the daily note of ``now``'s date (``Vault.remember``,
-    which indexes it); not stored when it is noise or already there.
+    """Store one message as a line of the daily note of ``now``'s date in ``daily_folder``
+    (``Vault.remember``, which indexes it); not stored when it is noise or already there.
 
     Raises:
         NotStoredError: the line could not be written (nothing was stored).
@@ -152,7 +154,7 @@ def remember(
     )
     if made.line is None or made.block_id is None:
         return Remembered(None, None, None, made.skipped, made.masked)
-    rel, number = store_line(root, made, now.date())
+    rel, number = store_line(root, made, now.date(), daily_folder)
     if number is None:
         return Remembered(rel, None, made.block_id, "already remembered", made.masked)
     return Remembered(rel, number, made.block_id, None, made.masked)
@@ -175,9 +177,9 @@ def local_time(when: dt.datetime) -> dt.datetime | None:
         return None
 
 
-def daily_note_path(day: dt.date) -> str:
-    """Where a day's note lives, vault-relative."""
-    return f"memory/{day.isoformat()}.md"
+def daily_note_path(day: dt.date, folder: str) -> str:
+    """Where a day's note lives, vault-relative, in the daily ``folder``."""
+    return daily_path(day.isoformat(), folder)
 
 
 def daily_note_header(day: dt.date) -> str:
@@ -277,28 +279,30 @@ def _closer(body: str) -> str | None:
     return "%%" if comments % 2 else None
 
 
-def store_line(root: Path, made: Capture, day: dt.date) -> tuple[str, int | None]:
+def store_line(root: Path, made: Capture, day: dt.date, folder: str) -> tuple[str, int | None]:
     """Append a captured line to the day's note: ``(vault-relative path, line number)``,
     the number ``None`` when the line was already there.
 
     Raises:
         NotStoredError: the line could not be written, with the reason; nothing was stored.
     """
-    rel, numbers = store_lines(root, [made], day)
+    rel, numbers = store_lines(root, [made], day, folder)
     assert made.block_id is not None
     return rel, numbers.get(made.block_id)
 
 
-def store_lines(root: Path, made: list[Capture], day: dt.date) -> tuple[str, dict[str, int]]:
-    """Append captured lines to the day's note in one write: ``(vault-relative path, {block
-    id: line number})`` for the lines appended; a line whose id is already in the note is
-    left out (stored before).
+def store_lines(
+    root: Path, made: list[Capture], day: dt.date, folder: str
+) -> tuple[str, dict[str, int]]:
+    """Append captured lines to the day's note (in the daily ``folder``) in one write:
+    ``(vault-relative path, {block id: line number})`` for the lines appended; a line whose
+    id is already in the note is left out (stored before).
 
     Raises:
         NotStoredError: the lines could not be written, with the reason; none was stored.
     """
     pairs = [(m.line, m.block_id) for m in made if m.line is not None and m.block_id is not None]
-    rel = daily_note_path(day)
+    rel = daily_note_path(day, folder)
     result: list[tuple[str, list[str]]] = []
 
     def addition(old: str) -> str | None:

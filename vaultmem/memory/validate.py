@@ -1,7 +1,11 @@
 """``vaultmem validate``: problems in the vault a person should look at, with file and line.
 
-* ``broken-link``: a ``[[wikilink]]`` to no note or file, or to a ``^block`` id the note
+* ``broken-link``: one of vaultmem's own links that leads nowhere: a fact's ``[source:: ]``,
+  ``[confirmed_by:: ]``, ``[supersedes:: ]`` or ``[superseded_by:: ]``, or a link in a
+  generated block (``MEMORY.md``, topic pages), to no note or to a ``^block`` id the note
   does not have;
+* ``unresolved-link`` (severity ``info``): any other ``[[wikilink]]`` to a note that does
+  not exist yet. Obsidian people link to notes they mean to write, so it is no error;
 * ``no-source``: a live fact line in ``facts/`` without a ``[source:: ]`` link;
 * ``bad-field``: an inline field that does not parse (``[key:: value`` left open, ``[:: x]``);
 * ``duplicate-id``: a block id used twice in one note, or a fact id in two fact files;
@@ -10,6 +14,10 @@
   not live until a person merges what they want into the note and deletes the copy;
 * ``missing-reference``: a daily-note entry that speaks of "this link" or "the command"
   without holding a URL or a command.
+
+Every problem is an ``error`` but ``unresolved-link``, an ``info``; ``vaultmem validate``
+exits 1 on errors only. Template folders (``obsidian.py``) are not read: a template's
+``{{date}}`` is no note's problem.
 
 Nothing here writes; it reads the files, not the index.
 """
@@ -23,9 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Config
+from ..context import BEGIN, END
 from ..files import read_note, scan_notes
 from ..merge import is_conflict_copy
-from ..parse import find_block_id, find_fields, note_links
+from ..parse import find_block_id, find_fields, iter_links, note_links
 from .extract import extract
 from .facts import daily_date, parse_entries
 from .secrets import find_secrets
@@ -38,12 +47,17 @@ _REFERENCE = re.compile(
 )
 
 
+# Inline fields whose links vaultmem writes and follows: a broken one is an error.
+OWN_FIELDS = ("source", "confirmed_by", "supersedes", "superseded_by")
+
+
 @dataclass(frozen=True)
 class Problem:
     path: str
     line: int
     kind: str
     message: str
+    severity: str = "error"  # or "info": worth a look, not wrong
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.kind}: {self.message}"
@@ -78,7 +92,7 @@ def validate(root: Path, config: Config) -> list[Problem]:
                     problems.append(
                         Problem(path, entry.number, "no-source", "fact without [source:: ]")
                     )
-        if daily_date(path):
+        if daily_date(path, config.vault.daily_folder):
             problems += _missing_references(path, text)
     for ident, places in fact_ids.items():
         files = sorted({p for p, _ in places})
@@ -106,10 +120,13 @@ def _check_lines(
     path: str, text: str, names: dict[str, str], blocks: dict[str, dict[str, int]]
 ) -> list[Problem]:
     problems = []
+    own = _own_links(text)
     for number, link in note_links(text):  # as the index reads them: not those in code
         problem = _check_link(link.target + link.anchor, path, names, blocks)
-        if problem:
+        if problem and (number, link.target + link.anchor) in own:
             problems.append(Problem(path, number, "broken-link", problem))
+        elif problem:
+            problems.append(Problem(path, number, "unresolved-link", problem, "info"))
     seen: dict[str, int] = {}
     fence = False
     for number, line in enumerate(text.splitlines(), 1):
@@ -131,6 +148,21 @@ def _check_lines(
         if opened > parsed or "[::" in line:
             problems.append(Problem(path, number, "bad-field", "an inline field does not parse"))
     return problems
+
+
+def _own_links(text: str) -> set[tuple[int, str]]:
+    """``(line, target)`` of the links vaultmem wrote and relies on: in its own fields
+    (``OWN_FIELDS``) and in generated blocks."""
+    own: set[tuple[int, str]] = set()
+    generated = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if BEGIN in line or END in line:
+            generated = BEGIN in line
+            continue
+        values = [v for k, v in find_fields(line) if k in OWN_FIELDS] if "::" in line else []
+        for value in [line] if generated else values:
+            own |= {(number, link.target + link.anchor) for link in iter_links(value)}
+    return own
 
 
 def _secrets(path: str, number: int, line: str) -> list[Problem]:
