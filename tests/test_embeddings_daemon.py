@@ -25,6 +25,7 @@ from test_embeddings import use_server
 
 from vaultmem import Vault
 from vaultmem.cli import cli
+from vaultmem.embeddings import matrix as matrices
 from vaultmem.embeddings.store import EMBEDDABLE, embedded_text, text_hash
 from vaultmem.watch import running_watcher
 
@@ -148,3 +149,25 @@ def test_a_vector_store_deleted_while_the_daemon_runs_is_filled_again_after_the_
         write(root, "notes/n03.md", "# Note 3\n\n- alpha 3\n- beta 3\n- epsilon\n")
         wait_for(lambda: (root / ".vaultmem/vectors.db").exists() and caught_up(root, searcher))
     embed_finds_nothing_left(root)
+
+
+def test_once_edits_pause_the_daemon_refreshes_the_search_matrix(
+    vault_path: Path, server: EmbedServer
+) -> None:
+    # A run after an edit leaves the matrix (it reads every row); the daemon refreshes it
+    # when no edit came for a while, so the next search finds it ready.
+    root = vault_path
+    log: list[str] = []
+    with running_watcher(Vault(root), log.append):
+        write(root, "notes/n05.md", "# Note 5\n\n- alpha 5\n- beta 5\n- zeta five\n")
+        wait_for(lambda: embedded_lines(log))
+
+        def matrix_is_current() -> bool:
+            matrix = matrices.load(root / ".vaultmem" / matrices.MATRIX_FILE)
+            with read_only(root / ".vaultmem/index.db") as index:
+                (made_for,) = index.execute("SELECT value FROM meta WHERE key = 'generation'")
+            with read_only(root / ".vaultmem/vectors.db") as store:
+                (store_at,) = store.execute("SELECT value FROM meta WHERE key = 'generation'")
+            return matrix is not None and matrix.generations == (made_for[0], store_at[0])
+
+        wait_for(matrix_is_current)

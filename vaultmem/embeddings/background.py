@@ -8,6 +8,8 @@ of the vault. Reading by path (not "rows written since", by row id) stays right 
 id is reused after the last rows were deleted, when a note is renamed (its new path is in
 the batch) or deleted (nothing to embed), and when another process indexed the note first.
 Pokes that arrive while it works fold into one more run, their paths and folders merged.
+Such a run leaves the search matrix (``matrix.py``) alone, since refreshing it reads every
+row: the worker refreshes it once no poke came for ``MATRIX_AFTER`` seconds.
 
 A run takes every chunk instead (as ``vaultmem embed`` does, pruning too) when the daemon
 starts (to catch up with what changed while it was down), when the daemon reconciled the
@@ -37,6 +39,10 @@ from .store import VECTORS_FILE
 if TYPE_CHECKING:
     from .embed import Scope
     from .embedders import Embedder
+
+
+# Seconds without a poke after which the daemon refreshes the search matrix.
+MATRIX_AFTER = 2.0
 
 
 def wanted(state_dir: Path, config: EmbeddingsConfig) -> bool:
@@ -107,15 +113,39 @@ class BackgroundEmbedder:
                 self._folders.update(scope[1])
 
     def _loop(self) -> None:
+        matrix_behind = False  # a run after an edit leaves the search matrix to refresh
         while not self.stop.is_set():
-            self._poked.wait()
+            if not self._poked.wait(MATRIX_AFTER if matrix_behind else None):
+                self._refresh_matrix()  # the edits paused
+                matrix_behind = False
+                continue
             self._poked.clear()
             if self.stop.is_set():
                 return
             scope = self._take()
-            if not self._run(scope):
+            if self._run(scope):
+                matrix_behind = True
+            else:
                 self._give_back(scope)
             self.runs += 1
+
+    def _refresh_matrix(self) -> None:
+        """Bring the search matrix up to date, so the next search need not (it reads every
+        row of the index, so it is done once edits pause, not after each)."""
+        from . import matrix as matrices
+
+        if self._embedder is None:
+            return
+        try:
+            conn = sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True, timeout=5)
+            try:
+                notices: list[str] = []
+                matrices.of_vault(conn, self.index_path.parent, self._embedder.name, notices)
+            finally:
+                conn.close()
+        except (VaultmemError, sqlite3.Error, OSError) as exc:
+            # Search refreshes it itself; nothing is lost.
+            self.say("warning", f"warning: search matrix not refreshed: {exc}")
 
     def _run(self, scope: Scope | None) -> bool:
         """One run; whether it finished (a stop counts as finished: the next start

@@ -9,7 +9,8 @@ longer in the vault, and builds the search matrix, so the first search after it 
 A run with a ``scope`` (the watch daemon's, after a batch) reads only the chunks of the
 given paths and folders, as they are in the index now, and asks the store only about
 their texts: its cost follows the edit, not the vault. It prunes nothing (that needs every
-text) and still refreshes the matrix, so a search after it finds the new vectors ready.
+text) and leaves the search matrix alone (refreshing it reads every row): the daemon
+refreshes it once edits pause, and a search before that refreshes it itself.
 """
 
 from __future__ import annotations
@@ -128,7 +129,8 @@ def embed_vault(
             report.pruned += store.prune(embedder.name, set(texts))
         if changes is not None:
             changes.generation = store.generation()
-        matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, embedder.name)
+        if scope is None:
+            matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, embedder.name)
 
     with_store(state_dir, fill, report.notices)
     report.seconds = time.monotonic() - started
