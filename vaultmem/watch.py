@@ -296,8 +296,8 @@ class Watcher:
                 if batch:
                     self._apply(batch, changes)
                     self._last_change = time.monotonic()
-                    if self.embedder is not None:
-                        self.embedder.poke()  # after the batch is keyword-searchable
+                    if self.embedder is not None:  # after the batch is keyword-searchable
+                        self.embedder.poke(*batch_scope(batch))
                 self._git_chores()
                 self._write_status()
         finally:
@@ -327,11 +327,14 @@ class Watcher:
         stayed locked until stop)."""
         while not self.stop.is_set():
             try:
-                return self.vault.index(should_stop=self.stop.is_set)
+                report = self.vault.index(should_stop=self.stop.is_set)
             except IndexLockedError:
                 self.stop.wait(0.5)
             except Interrupted:
                 return None
+            if self.embedder is not None and (report.changed or report.written):
+                self.embedder.poke(everything=True)  # what it found, no event named
+            return report
         return None
 
     def _apply(self, batch: set[Change], changes: queue.Queue[Change]) -> None:
@@ -416,6 +419,8 @@ class Watcher:
     def _rebuild_deleted_index(self) -> None:
         self.vault.close()
         report = self.vault.index()
+        if self.embedder is not None:
+            self.embedder.poke(everything=True)
         self._say(
             "rebuilt",
             f"index file was deleted; rebuilt: {report.summary()}",

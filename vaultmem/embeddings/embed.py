@@ -5,23 +5,32 @@ rest go to the embedder shortest first (a batch of similar lengths pads less) an
 committed batch by batch, so a run killed midway keeps what it finished and the next run
 continues from there. A complete run then prunes vectors of other models and of texts no
 longer in the vault, and builds the search matrix, so the first search after it is fast.
+
+A run with a ``scope`` (the watch daemon's, after a batch) reads only the chunks of the
+given paths and folders, as they are in the index now, and asks the store only about
+their texts: its cost follows the edit, not the vault. It prunes nothing (that needs every
+text) and leaves the search matrix alone (refreshing it reads every row): the daemon
+refreshes it once edits pause, and a search before that refreshes it itself.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import EmbeddingsConfig
 from ..errors import EmbeddingError, Interrupted
+from ..files import printable
 from . import matrix as matrices
 from .embedders import Embedder, load_embedder
 from .store import EMBEDDABLE, VECTORS_FILE, VectorStore, embedded_text, text_hash, with_store
 
 Progress = Callable[[int, int], None]
+#: Vault-relative paths and folders whose chunks a run embeds (as ``Vault.index_paths``).
+Scope = tuple[Collection[str], Collection[str]]
 
 
 @dataclass
@@ -44,6 +53,18 @@ class EmbedReport:
         )
 
 
+@dataclass
+class Changes:
+    """What a run of the watch daemon embeds: the chunks of ``scope`` (``None``: every
+    chunk), provided the store is as the daemon's last run left it. Had another process
+    written it since (deleted a damaged store, pruned this model's vectors, embedded), or
+    does the model now return another dimension, the run takes every chunk instead.
+    ``generation`` is the store's token after the daemon's last run; each run updates it."""
+
+    scope: Scope | None
+    generation: str | None = None  # None: no run yet
+
+
 def embed_vault(
     conn: sqlite3.Connection,
     state_dir: Path,
@@ -52,8 +73,11 @@ def embed_vault(
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
     embedder: Embedder | None = None,
+    changes: Changes | None = None,
 ) -> EmbedReport:
-    """Embed every chunk of the index ``conn`` that has no vector of the model yet.
+    """Embed every chunk of the index ``conn`` that has no vector of the model yet; with
+    ``changes``, only those chunks (see ``Changes``; a run of part of the vault prunes
+    nothing).
 
     Raises:
         EmbeddingError: no embedder is configured or installed, or it failed.
@@ -66,12 +90,13 @@ def embed_vault(
             "no embedder: install one with `pip install 'vaultmem[embeddings]'`, or set"
             " [embeddings] backend in .vaultmem/config.toml (docs/embeddings.md)"
         )
-    rows = conn.execute(f"SELECT heading, text FROM chunks WHERE {EMBEDDABLE}").fetchall()
-    texts = {text_hash(t): t for t in (embedded_text(h, x) for h, x in rows)}
-    report = EmbedReport(embedder.name, chunks=len(rows))
+    report = EmbedReport(embedder.name)
 
     def fill(store: VectorStore) -> None:
         assert embedder is not None
+        scope = None
+        if changes is not None and store.generation() == changes.generation:
+            scope = changes.scope
         dropped = store.set_dim(embedder.name, embedder.dim)
         if dropped:
             report.notices.append(
@@ -79,7 +104,11 @@ def embed_vault(
                 f" {dropped} vectors of another dimension were deleted and are embedded again"
             )
             report.pruned += dropped
-        have = store.hashes(embedder.name)
+            scope = None
+        rows = _embeddable(conn, scope)
+        texts = {text_hash(t): t for t in (embedded_text(h, x) for h, x in rows)}
+        report.chunks = len(rows)
+        have = store.hashes(embedder.name) if scope is None else store.having(embedder.name, texts)
         todo = sorted((h for h in texts if h not in have), key=lambda h: len(texts[h]))
         report.reused = len(texts) - len(todo)
         for start in range(0, len(todo), config.batch):
@@ -96,12 +125,37 @@ def embed_vault(
             report.embedded += len(part)
             if progress is not None:
                 progress(report.embedded, len(todo))
-        report.pruned += store.prune(embedder.name, set(texts))
-        matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, embedder.name)
+        if scope is None:
+            report.pruned += store.prune(embedder.name, set(texts))
+        if changes is not None:
+            changes.generation = store.generation()
+        if scope is None:
+            matrices.current(state_dir / matrices.MATRIX_FILE, conn, store, embedder.name)
 
     with_store(state_dir, fill, report.notices)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _embeddable(conn: sqlite3.Connection, scope: Scope | None) -> list[tuple[str, str]]:
+    """``(heading, text)`` of the embeddable chunks of the index, or of ``scope`` only."""
+    sql = f"SELECT id, heading, text FROM chunks WHERE {EMBEDDABLE}"
+    if scope is None:
+        return [(r[1], r[2]) for r in conn.execute(sql)]
+    # The index records a file name that is not UTF-8 under its escaped form.
+    paths = sorted({printable(path) for path in scope[0]})
+    folders = sorted({printable(folder) for folder in scope[1]})
+    found: dict[int, tuple[str, str]] = {}  # by row id: a path may be inside a folder too
+    for start in range(0, len(paths), 500):
+        part = paths[start : start + 500]
+        marks = ",".join("?" * len(part))
+        rows = conn.execute(f"{sql} AND path IN ({marks})", part)
+        found.update((r[0], (r[1], r[2])) for r in rows)
+    for folder in folders:
+        # Every path below "folder/" sorts between "folder/" and "folder0" ("0" follows "/").
+        rows = conn.execute(f"{sql} AND path >= ? AND path < ?", (folder + "/", folder + "0"))
+        found.update((r[0], (r[1], r[2])) for r in rows)
+    return list(found.values())
 
 
 def coverage(

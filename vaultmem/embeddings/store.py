@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -131,6 +131,20 @@ class VectorStore:
         """The hashes of every text embedded with ``model``."""
         rows = self.conn.execute("SELECT hash FROM vectors WHERE model = ?", (model,))
         return {r[0] for r in rows}
+
+    def having(self, model: str, hashes: Collection[str]) -> set[str]:
+        """Those of ``hashes`` that have a vector of ``model`` (by key: a few lookups for
+        a few texts, whatever the size of the store)."""
+        wanted = list(hashes)
+        found: set[str] = set()
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self.conn.execute(
+                f"SELECT hash FROM vectors WHERE model = ? AND hash IN ({marks})", [model, *part]
+            )
+            found.update(r[0] for r in rows)
+        return found
 
     def get(self, model: str, hashes: list[str]) -> dict[str, Matrix]:
         """The vectors of ``model`` for those of ``hashes`` that have one, as float32."""
