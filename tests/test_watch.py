@@ -410,3 +410,35 @@ def test_the_daemon_and_the_vault_do_not_import_each_other() -> None:
     assert runtime_imports("watchlock") == {"errors"}
     code = "import sys, vaultmem.vault; assert 'watchdog' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_daemon_started_while_the_index_is_locked_waits_then_catches_up(
+    vault_path: Path,
+) -> None:
+    (vault_path / ".vaultmem/config.toml").write_text(
+        "[index]\nbusy_timeout_ms = 100\nrun_wait_ms = 200\n"
+    )
+    write(vault_path, "n.md", "- wombat\n")
+    with Vault(vault_path) as vault:
+        vault.index()
+    write(vault_path, "n.md", "- wombat numbat\n")  # for the daemon's first reconcile to find
+    blocker = sqlite3.connect(vault_path / ".vaultmem/index.db")
+    blocker.execute("BEGIN EXCLUSIVE")  # a long `vaultmem reindex` elsewhere
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vaultmem", "watch", "--vault", str(vault_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: daemon_pid(vault_path) == proc.pid)
+        time.sleep(1.0)  # the lock outlasts several of the daemon's waits
+        assert proc.poll() is None, proc.communicate(timeout=30)[1]
+        blocker.rollback()
+        with Vault(vault_path) as vault:
+            wait_for(lambda: found(vault, "numbat"))
+        assert proc.poll() is None
+    finally:
+        blocker.close()
+        proc.terminate()
+        proc.communicate(timeout=30)

@@ -330,6 +330,7 @@ class Watcher:
                 report = self.vault.index(should_stop=self.stop.is_set)
             except IndexLockedError:
                 self.stop.wait(0.5)
+                continue
             except Interrupted:
                 return None
             if self.embedder is not None and (report.changed or report.written):
