@@ -138,7 +138,11 @@ def remember(
     show_default=True,
     help="quick: decay and MEMORY.md only; daily: new lines too; full: rescore every line.",
 )
-@click.option("--dry-run", is_flag=True, help="Print the diff it would make; write nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the diff it would make; write no note (with --llm, answers are cached).",
+)
 @click.option("--today", callback=date, help="Run as of this YYYY-MM-DD (default: today).")
 @click.option(
     "--llm/--no-llm",
