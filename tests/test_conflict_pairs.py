@@ -170,3 +170,20 @@ def test_three_values_in_one_run_leave_only_the_last_live(vault: Vault) -> None:
     assert report.superseded == 2
     live = [line for line in all_fact_lines(vault.root) if not line.startswith("- ~~")]
     assert len(live) == 1 and "Portishead" in live[0]
+
+
+def test_a_sure_verdict_outranks_a_doubtful_one_whatever_the_order() -> None:
+    # "He" may or may not be the speaker, so agreeing with "He lives in Berlin" is only a
+    # doubtful duplicate; the speaker's own "I live in Paris" is surely superseded.
+    cases = [
+        (["He lives in Berlin", "I live in Paris"], "I live in Berlin", "I live in Paris"),
+        (["They work at Google", "I work at Apple"], "I work at Google", "I work at Apple"),
+    ]
+    for old, new, superseded in cases:
+        for order in (old, old[::-1]):
+            facts = FactSet()
+            for text in order:
+                facts.add(text, text)
+            match = facts.best(new, 0.8, 0.5)
+            assert match is not None
+            assert (match.key, match.verdict, match.doubtful) == (superseded, "conflict", False)

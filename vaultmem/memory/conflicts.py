@@ -377,7 +377,9 @@ class FactSet:
             return None
         skip = set(exclude)
         best: Match | None = None
-        rank: tuple[int, float, int] = (0, 0.0, 0)
+        # A sure verdict outranks any doubtful one: a doubtful repeat of "He lives in
+        # Berlin" must not hide that "I live in Berlin" surely supersedes "I live in Paris".
+        rank: tuple[bool, int, float, int] = (False, 0, 0.0, -1)
         idf: dict[str, float] = {}
         for key in self._candidates(new):
             if key in skip:
@@ -386,7 +388,7 @@ class FactSet:
             found = judge(new, self._facts[key], sim, duplicate, conflict)
             if found is None:
                 continue
-            mine = (_PRIORITY[found.verdict], sim, self._order[key])
+            mine = (not found.doubtful, _PRIORITY[found.verdict], sim, self._order[key])
             if mine > rank:
                 best, rank = Match(key, sim, found.verdict, found.signal, found.doubtful), mine
         return best
