@@ -74,6 +74,9 @@ def memory_section(root: Path, title: str) -> str:
         ("注意：服务器周五维护", "服务器周五维护"),
         ("别忘了明天交房租", "明天交房租"),
         ("我喜欢喝加糖的咖啡，记住", "我喜欢喝加糖的咖啡"),
+        ("The gate code is 4711; remember that", "The gate code is 4711"),
+        ("The gate code is 4711 — don't forget", "The gate code is 4711"),
+        ("我的车位是B12；别忘了", "我的车位是B12"),
     ],
 )
 def test_a_capture_request_is_dropped_from_the_facts_words(line: str, fact: str) -> None:
@@ -88,6 +91,13 @@ def test_a_capture_request_is_dropped_from_the_facts_words(line: str, fact: str)
         "Notebook is on the desk",
         "Remember!",  # nothing left without the request: kept whole
         "注意安全",
+        # The sentence's own verb, not a request tacked on: a request at the end is set
+        # off by punctuation.
+        "This is the day I will always remember",
+        "Things I need to remember",
+        "That is a birthday I do not forget",
+        "The landlord left a note",
+        "Please keep this in mind",
     ],
 )
 def test_words_that_only_look_like_a_request_stay(line: str) -> None:

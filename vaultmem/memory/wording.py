@@ -35,9 +35,11 @@ _LEAD = re.compile(
     rf"|(?:{_LOOSE})\s+(?=(?:{_FOLLOWS})\b))"
     rf"|(?:{_ZH_BARE}){_SEP}|(?:{_ZH_PUNCT})\s*[:：,，]{_SEP})"
 )
-# The request at the end: ", remember that", "- don't forget!", "，记住", "，别忘了。"
+# The request at the end: ", remember that", "- don't forget!", "，记住", "，别忘了。". It is
+# set off by punctuation (a comma, semicolon or dash): after bare whitespace the word is
+# the sentence's own verb ("This is the day I will always remember").
 _TAIL = re.compile(
-    r"[\s,，;；\-–—]+(?:(?i:(?:please\s+)?(?:remember|keep\s+(?:that|this|it)\s+in\s+mind|"
+    r"(?:\s*[,，;；–—]|\s+-)[\s,，;；\-–—]*(?:(?i:(?:please\s+)?(?:remember|keep\s+(?:that|this|it)\s+in\s+mind|"
     r"note)(?:\s+(?:that|this|it))?|(?:please\s+)?(?:don'?t|do\s+not)\s+forget"
     r"(?:\s+(?:that|this|it))?|fyi)|请?记住(?:了|哦|啊|喔)?|别忘了|记得(?:哦|啊|喔)?)"
     r"\s*[.!！。~]*\s*$"
