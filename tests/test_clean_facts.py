@@ -75,6 +75,8 @@ def memory_section(root: Path, title: str) -> str:
         ("别忘了明天交房租", "明天交房租"),
         ("我喜欢喝加糖的咖啡，记住", "我喜欢喝加糖的咖啡"),
         ("The gate code is 4711; remember that", "The gate code is 4711"),
+        ("Caroline: remember that I live in Boston", "Caroline: I live in Boston"),
+        ("Note: Bob is out until May", "Bob is out until May"),
         ("The gate code is 4711 — don't forget", "The gate code is 4711"),
         ("我的车位是B12；别忘了", "我的车位是B12"),
     ],

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from ..terms import CJK_RUN, bigrams
 from .slots import UNKNOWN, Slot, slots
+from .wording import strip_triggers
 
 _WORD = re.compile(r"[^\W_]+")
 _MAX_CANDIDATES = 50
@@ -245,18 +246,22 @@ class Fact:
 
     @classmethod
     def read(cls, text: str) -> Fact:
-        found = units(text)
+        """The readings of what the text says: a capture request still in it (a fact
+        written by hand, or before requests were stripped) is no part of that, and its
+        "Don't" ("Don't forget I live in Berlin") is no negation."""
+        said = strip_triggers(text)
+        found = units(said)
         return cls(
             text,
-            words(text),
-            slots(text),
+            words(said),
+            slots(said),
             found,
-            _core(text, found),
-            bool(_NEGATION.search(text)),
-            _polarity(text),
-            bool(_SHIFT.search(text)),
-            bool(_ADDITIVE.search(text)),
-            replaced(text),
+            _core(said, found),
+            bool(_NEGATION.search(said)),
+            _polarity(said),
+            bool(_SHIFT.search(said)),
+            bool(_ADDITIVE.search(said)),
+            replaced(said),
         )
 
 
