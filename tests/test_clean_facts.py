@@ -247,10 +247,31 @@ def test_decisions_are_decisions_and_only_rules_and_errors_are_lessons(vault: Va
         ("facts/work/decisions.md", "我们决定用 Rust 重写解析器", False),
         ("facts/tech/errors.md", "The build failed on ARM with an illegal instruction", True),
         ("facts/preferences.md", "I always take the window seat", False),
+        ("facts/work/decisions.md", "Next time I visit Paris I want to see the Louvre", False),
+        ("facts/work/decisions.md", "下次去北京要吃烤鸭", False),
+        ("facts/work/decisions.md", "Next time, make sure the backup is tested first", True),
+        ("facts/work/decisions.md", "下次务必先备份数据库", True),
     ],
 )
 def test_what_is_a_lesson(path: str, words: str, lesson: bool) -> None:
     assert is_lesson(path, words) is lesson
+
+
+def test_next_time_alone_is_a_plan_not_a_decision_or_a_lesson(vault: Vault) -> None:
+    daily(
+        vault.root,
+        "2026-11-23",
+        "- **user** Next time I visit Paris I want to see the Louvre ^n1",
+        "- **user** 下次去北京要吃烤鸭 ^n2",
+        "- **user** Next time we should always run the migrations on staging first ^n3",
+    )
+    vault.consolidate(today=MONDAY)
+    decisions = " ".join(fact_lines(vault.root, "facts/work/decisions.md"))
+    lessons = memory_section(vault.root, "Lessons")
+    for plan in ("the Louvre", "烤鸭"):
+        assert plan not in decisions and plan not in lessons
+    assert "run the migrations on staging" in decisions
+    assert "run the migrations on staging" in lessons
 
 
 # -- a capitalised word is a person only with evidence -----------------------------------
