@@ -206,6 +206,21 @@ def test_a_fact_about_someone_else_goes_to_people_with_a_topic_page(vault: Vault
     assert "Alice" not in owner and "Jenny" not in owner and "Caroline" not in owner
 
 
+def test_what_someone_says_of_themself_is_filed_under_people(vault: Vault) -> None:
+    daily(
+        vault.root,
+        "2026-11-23",
+        "- **user** Caroline says she is allergic to nuts ^r1",
+        "- **user** Bob told me he is allergic to shellfish ^r2",
+    )
+    vault.consolidate(today=MONDAY)
+    people_facts = " ".join(fact_lines(vault.root, "facts/people.md"))
+    facts = all_facts(vault.root)
+    owners = " ".join(facts.get("facts/health.md", []) + facts.get("facts/identity.md", []))
+    for words in ("Caroline says she is allergic", "Bob told me he is allergic to shellfish"):
+        assert words in people_facts and words not in owners
+
+
 def test_a_person_typed_fact_about_someone_else_is_not_the_owners_identity(
     vault: Vault,
 ) -> None:
@@ -327,6 +342,13 @@ def test_a_known_name_is_a_person_without_other_evidence() -> None:
         ("我的朋友Alice住在上海", "Alice"),
         ("我妈妈对青霉素过敏", "我妈妈"),
         ("我对花生过敏", None),
+        # Reported speech about the one who speaks: about them, not the owner.
+        ("Caroline says she is allergic to nuts", "Caroline"),
+        ("Bob told me he moved to Denver", "Bob"),
+        ("Priya mentioned that she is pregnant", "Priya"),
+        ("Alice said, she's vegan now", "Alice"),
+        ("Alice说她对花生过敏", "Alice"),
+        ("Alice said the release slips because I was ill", None),
     ],
 )
 def test_who_a_line_is_about(words: str, subject: str | None) -> None:
