@@ -165,6 +165,37 @@ def test_relative_dates_resolve_against_the_day_written(words: str, when: list[s
     assert resolve_dates(words, MONDAY) == when
 
 
+@pytest.mark.parametrize(
+    "words",
+    [
+        "I may 5 times try again",  # the verb, not the month
+        "we may 10 more tickets close",
+        "they march 3 abreast",
+        "Sat on it for 2 days",  # not "Sat"urday 2
+        "the 5th may help",
+    ],
+)
+def test_a_word_that_is_also_a_month_needs_its_capital(words: str) -> None:
+    assert not any(
+        when.startswith(("2026-05", "2027-05", "2026-03", "2027-03"))
+        for when in resolve_dates(words, MONDAY)
+    )
+
+
+@pytest.mark.parametrize(
+    ("words", "when"),
+    [
+        ("the launch is on May 5", ["2027-05-05"]),
+        ("the launch is on 5 May 2027", ["2027-05-05"]),
+        ("rent due march 3rd", []),  # lower case "march": unsure, left in words
+        ("rent due december 3rd", ["2026-12-03"]),  # no other reading: a month
+        ("我们5月3日发布", ["2027-05-03"]),
+    ],
+)
+def test_a_month_is_read_by_its_capital_or_an_unambiguous_name(words: str, when: list[str]) -> None:
+    assert resolve_dates(words, MONDAY) == when
+
+
 def test_a_date_without_a_day_stays_in_words() -> None:
     assert resolve_dates("dentist on Friday 3pm, 下周一 review", None) == ["Friday", "下周一"]
 

@@ -49,9 +49,12 @@ _WD = (
     r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"(?-i:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b\.?)"
 )
+# A month by its name, any case, but for names that are also words ("I may 5 times",
+# "they march 3 abreast"): those, like the short forms, only with their capital. A
+# lower-case "may 5" in chat is left in words rather than guessed.
 _MON = (
-    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|(?-i:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b\.?)"
+    r"(?:january|february|april|june|july|august|september|october|november|december|"
+    r"(?-i:May|MAY|March|MARCH|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b\.?)"
 )
 _NUM_EN = (
     r"\d+|a couple of|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
