@@ -345,7 +345,8 @@ _CJK_DIGITS |= {"八": 8, "九": 9}
 
 
 def number(text: str) -> int:
-    """An hour or minute written in digits or Chinese numerals (十, 十二, 二十五)."""
+    """1 to 99 in digits or Chinese numerals (十, 十二, 二十五): an hour, a minute, a day,
+    a month, a count of days (``dates.py`` reads its numbers with this too)."""
     if text.isdigit():
         return int(text)
     if "十" in text:
