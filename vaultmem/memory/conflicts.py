@@ -91,7 +91,7 @@ _MAX_SLOT_CANDIDATES = 20
 def words(text: str) -> frozenset[str]:
     """Content words, case-folded, a plural ``s`` dropped; CJK runs as bigrams."""
     # Negations are left out so that "I like tea" and "I don't like tea" read as the same
-    # subject (``contradiction`` tells them apart).
+    # subject (``_cue`` tells them apart).
     text = _NEGATION.sub(lambda m: "" if CJK_RUN.fullmatch(m.group()) else " ", text)
     found = _latin_words(text)
     for run in CJK_RUN.findall(text):
@@ -124,18 +124,6 @@ def _core(text: str, found: frozenset[str]) -> frozenset[str]:
     units), from its ``units``."""
     stance = " ".join(m.group() for p in (_LIKE, _DISLIKE) for m in p.finditer(text))
     return found - units(stance) if stance else found
-
-
-def contradiction(new: str, old: str) -> str | None:
-    """The cue that the new statement contradicts the old one, if any."""
-    new_likes, old_likes = _polarity(new), _polarity(old)
-    if new_likes is not None and old_likes is not None and new_likes != old_likes:
-        return "preference change"
-    if bool(_NEGATION.search(new)) != bool(_NEGATION.search(old)):
-        return "negation flip"
-    if _SHIFT.search(new) and not _SHIFT.search(old):
-        return "time shift"
-    return None
 
 
 def _polarity(text: str) -> bool | None:
@@ -293,7 +281,7 @@ def judge(
 
 
 def _cue(new: Fact, old: Fact) -> str | None:
-    """``contradiction`` from the facts' readings."""
+    """The cue that the new fact contradicts the old one, if any, from their readings."""
     if new.likes is not None and old.likes is not None and new.likes != old.likes:
         return "preference change"
     if new.negated != old.negated:
@@ -356,11 +344,9 @@ class FactSet:
         for slot in fact.slots:
             self._slot_keys[(slot.subject, slot.attribute)].pop(key, None)
 
-    def similarity(self, a: frozenset[str], b: frozenset[str]) -> float:
-        """The higher of Jaccard and idf-weighted Jaccard of two word sets."""
-        return self._similarity(a, b, {})
-
     def _similarity(self, a: frozenset[str], b: frozenset[str], idf: dict[str, float]) -> float:
+        """The higher of Jaccard and idf-weighted Jaccard of two word sets (``idf``: the
+        weights computed so far, filled in as words come)."""
         if not a or not b:
             return 0.0
         union = a | b

@@ -104,11 +104,11 @@ def subject_before(before: str) -> str:
     if w.CJK.search(before[-1:] or " "):
         return _cjk_subject(before)
     clause = w.CLAUSE_BREAK.split(before)[-1]
-    tokens = [t for t in w.TOKEN.findall(clause)]
+    tokens = w.TOKEN.findall(clause)
     while tokens and tokens[-1].casefold() in w.SUBJECT_SKIP:
         tokens.pop()
-    if not tokens:
-        return OWNER if not w.CLAUSE_BREAK.search(before) or not before.strip() else OWNER
+    if not tokens:  # no one named before the verb ("moved to Paris"): the owner
+        return OWNER
     last = tokens[-1]
     lowered = last.casefold()
     if lowered in w.FIRST_PERSON:
