@@ -74,6 +74,11 @@ def memory_section(root: Path, title: str) -> str:
         ("注意：服务器周五维护", "服务器周五维护"),
         ("别忘了明天交房租", "明天交房租"),
         ("我喜欢喝加糖的咖啡，记住", "我喜欢喝加糖的咖啡"),
+        ("The gate code is 4711; remember that", "The gate code is 4711"),
+        ("Caroline: remember that I live in Boston", "Caroline: I live in Boston"),
+        ("Note: Bob is out until May", "Bob is out until May"),
+        ("The gate code is 4711 — don't forget", "The gate code is 4711"),
+        ("我的车位是B12；别忘了", "我的车位是B12"),
     ],
 )
 def test_a_capture_request_is_dropped_from_the_facts_words(line: str, fact: str) -> None:
@@ -88,6 +93,13 @@ def test_a_capture_request_is_dropped_from_the_facts_words(line: str, fact: str)
         "Notebook is on the desk",
         "Remember!",  # nothing left without the request: kept whole
         "注意安全",
+        # The sentence's own verb, not a request tacked on: a request at the end is set
+        # off by punctuation.
+        "This is the day I will always remember",
+        "Things I need to remember",
+        "That is a birthday I do not forget",
+        "The landlord left a note",
+        "Please keep this in mind",
     ],
 )
 def test_words_that_only_look_like_a_request_stay(line: str) -> None:
@@ -153,6 +165,37 @@ def test_relative_dates_resolve_against_the_day_written(words: str, when: list[s
     assert resolve_dates(words, MONDAY) == when
 
 
+@pytest.mark.parametrize(
+    "words",
+    [
+        "I may 5 times try again",  # the verb, not the month
+        "we may 10 more tickets close",
+        "they march 3 abreast",
+        "Sat on it for 2 days",  # not "Sat"urday 2
+        "the 5th may help",
+    ],
+)
+def test_a_word_that_is_also_a_month_needs_its_capital(words: str) -> None:
+    assert not any(
+        when.startswith(("2026-05", "2027-05", "2026-03", "2027-03"))
+        for when in resolve_dates(words, MONDAY)
+    )
+
+
+@pytest.mark.parametrize(
+    ("words", "when"),
+    [
+        ("the launch is on May 5", ["2027-05-05"]),
+        ("the launch is on 5 May 2027", ["2027-05-05"]),
+        ("rent due march 3rd", []),  # lower case "march": unsure, left in words
+        ("rent due december 3rd", ["2026-12-03"]),  # no other reading: a month
+        ("我们5月3日发布", ["2027-05-03"]),
+    ],
+)
+def test_a_month_is_read_by_its_capital_or_an_unambiguous_name(words: str, when: list[str]) -> None:
+    assert resolve_dates(words, MONDAY) == when
+
+
 def test_a_date_without_a_day_stays_in_words() -> None:
     assert resolve_dates("dentist on Friday 3pm, 下周一 review", None) == ["Friday", "下周一"]
 
@@ -192,6 +235,21 @@ def test_a_fact_about_someone_else_goes_to_people_with_a_topic_page(vault: Vault
     owner = memory_section(vault.root, "Owner and identity")
     assert "I live in Berlin" in owner
     assert "Alice" not in owner and "Jenny" not in owner and "Caroline" not in owner
+
+
+def test_what_someone_says_of_themself_is_filed_under_people(vault: Vault) -> None:
+    daily(
+        vault.root,
+        "2026-11-23",
+        "- **user** Caroline says she is allergic to nuts ^r1",
+        "- **user** Bob told me he is allergic to shellfish ^r2",
+    )
+    vault.consolidate(today=MONDAY)
+    people_facts = " ".join(fact_lines(vault.root, "facts/people.md"))
+    facts = all_facts(vault.root)
+    owners = " ".join(facts.get("facts/health.md", []) + facts.get("facts/identity.md", []))
+    for words in ("Caroline says she is allergic", "Bob told me he is allergic to shellfish"):
+        assert words in people_facts and words not in owners
 
 
 def test_a_person_typed_fact_about_someone_else_is_not_the_owners_identity(
@@ -235,10 +293,31 @@ def test_decisions_are_decisions_and_only_rules_and_errors_are_lessons(vault: Va
         ("facts/work/decisions.md", "我们决定用 Rust 重写解析器", False),
         ("facts/tech/errors.md", "The build failed on ARM with an illegal instruction", True),
         ("facts/preferences.md", "I always take the window seat", False),
+        ("facts/work/decisions.md", "Next time I visit Paris I want to see the Louvre", False),
+        ("facts/work/decisions.md", "下次去北京要吃烤鸭", False),
+        ("facts/work/decisions.md", "Next time, make sure the backup is tested first", True),
+        ("facts/work/decisions.md", "下次务必先备份数据库", True),
     ],
 )
 def test_what_is_a_lesson(path: str, words: str, lesson: bool) -> None:
     assert is_lesson(path, words) is lesson
+
+
+def test_next_time_alone_is_a_plan_not_a_decision_or_a_lesson(vault: Vault) -> None:
+    daily(
+        vault.root,
+        "2026-11-23",
+        "- **user** Next time I visit Paris I want to see the Louvre ^n1",
+        "- **user** 下次去北京要吃烤鸭 ^n2",
+        "- **user** Next time we should always run the migrations on staging first ^n3",
+    )
+    vault.consolidate(today=MONDAY)
+    decisions = " ".join(fact_lines(vault.root, "facts/work/decisions.md"))
+    lessons = memory_section(vault.root, "Lessons")
+    for plan in ("the Louvre", "烤鸭"):
+        assert plan not in decisions and plan not in lessons
+    assert "run the migrations on staging" in decisions
+    assert "run the migrations on staging" in lessons
 
 
 # -- a capitalised word is a person only with evidence -----------------------------------
@@ -294,6 +373,13 @@ def test_a_known_name_is_a_person_without_other_evidence() -> None:
         ("我的朋友Alice住在上海", "Alice"),
         ("我妈妈对青霉素过敏", "我妈妈"),
         ("我对花生过敏", None),
+        # Reported speech about the one who speaks: about them, not the owner.
+        ("Caroline says she is allergic to nuts", "Caroline"),
+        ("Bob told me he moved to Denver", "Bob"),
+        ("Priya mentioned that she is pregnant", "Priya"),
+        ("Alice said, she's vegan now", "Alice"),
+        ("Alice说她对花生过敏", "Alice"),
+        ("Alice said the release slips because I was ill", None),
     ],
 )
 def test_who_a_line_is_about(words: str, subject: str | None) -> None:

@@ -9,6 +9,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from conftest import run_cli, write
 
 from vaultmem import Vault
@@ -170,3 +171,54 @@ def test_three_values_in_one_run_leave_only_the_last_live(vault: Vault) -> None:
     assert report.superseded == 2
     live = [line for line in all_fact_lines(vault.root) if not line.startswith("- ~~")]
     assert len(live) == 1 and "Portishead" in live[0]
+
+
+def test_a_sure_verdict_outranks_a_doubtful_one_whatever_the_order() -> None:
+    # "He" may or may not be the speaker, so agreeing with "He lives in Berlin" is only a
+    # doubtful duplicate; the speaker's own "I live in Paris" is surely superseded.
+    cases = [
+        (["He lives in Berlin", "I live in Paris"], "I live in Berlin", "I live in Paris"),
+        (["They work at Google", "I work at Apple"], "I work at Google", "I work at Apple"),
+    ]
+    for old, new, superseded in cases:
+        for order in (old, old[::-1]):
+            facts = FactSet()
+            for text in order:
+                facts.add(text, text)
+            match = facts.best(new, 0.8, 0.5)
+            assert match is not None
+            assert (match.key, match.verdict, match.doubtful) == (superseded, "conflict", False)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Don't forget: I'm allergic to peanuts", "I'm allergic to peanuts"),
+        ("Don't forget I live in Berlin", "I live in Berlin"),
+        ("Do not forget that I am vegetarian", "I am vegetarian"),
+        ("Note to self: my sister lives in Lyon", "My sister lives in Lyon"),
+        ("I'm allergic to peanuts", "Please don't forget, I'm allergic to peanuts"),
+        ("别忘了我住在上海", "我住在上海"),
+    ],
+)
+def test_a_request_left_in_a_fact_is_no_part_of_what_it_says(old: str, new: str) -> None:
+    # Facts written before requests were stripped, or by hand, still carry them: a
+    # "Don't" that asks to keep a fact is no negation of it.
+    facts = FactSet()
+    facts.add("old", old)
+    match = facts.best(new, 0.8, 0.5)
+    assert match is not None and match.verdict == "duplicate"
+
+
+def test_a_request_left_in_a_fact_does_not_hide_a_change() -> None:
+    facts = FactSet()
+    facts.add("old", "Remember: I live in Berlin")
+    match = facts.best("I moved to Paris last month", 0.8, 0.5)
+    assert match is not None and (match.verdict, match.doubtful) == ("conflict", False)
+
+
+def test_a_request_inside_a_conversation_turn_is_no_part_of_it_either() -> None:
+    facts = FactSet()
+    facts.add("old", "Caroline: don't forget I'm allergic to nuts")
+    match = facts.best("Caroline: I'm allergic to nuts", 0.8, 0.5)
+    assert match is not None and match.verdict == "duplicate"

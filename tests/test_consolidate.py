@@ -160,6 +160,27 @@ def test_a_belief_is_kept_with_confidence_and_confirmed_later(vault: Vault) -> N
     assert "[confirmed_by:: [[memory/2026-11-22#^b1]]]" in confirmed
 
 
+def test_a_fuller_plain_statement_supersedes_a_belief_and_keeps_its_words(
+    vault: Vault,
+) -> None:
+    # Confirming would keep only the belief's words and lose "and shellfish".
+    daily(vault, "2026-11-20", "- **user** Alice might be allergic to peanuts ^a1")
+    assert vault.consolidate(today=DAY).beliefs == 1
+    daily(vault, "2026-11-22", "- **user** Alice is allergic to peanuts and shellfish ^b1")
+    report = vault.consolidate(today=DAY)
+    assert (report.confirmed, report.new_facts, report.superseded) == (0, 1, 1)
+    lines = [
+        line
+        for path in sorted((vault.root / "facts").rglob("*.md"))
+        for line in fact_lines(vault.root, str(path.relative_to(vault.root)))
+    ]
+    old, new = sorted(lines, key=lambda line: "shellfish" in line)
+    assert old.startswith("- ~~Alice might be allergic to peanuts~~")
+    assert "[superseded_by:: " in old
+    assert "[confidence::" not in new
+    assert "[[memory/2026-11-22#^b1]]" in new and "[[memory/2026-11-20#^a1]]" in new
+
+
 def test_topics_get_pages_with_hotness_and_a_summary(vault: Vault) -> None:
     daily(
         vault,

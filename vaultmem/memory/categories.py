@@ -35,8 +35,7 @@ _PERSONAL = frozenset(
 )
 # A lesson learnt, said as one: a decision file's fact and a lesson.
 _LESSON = re.compile(
-    r"(?i:\blessons?\s+learn(?:ed|t)\b|\blesson:|\bnext\s+time\b|\bwe\s+learn(?:ed|t)\b)"
-    r"|教训|下次|切记|不要再"
+    r"(?i:\blessons?\s+learn(?:ed|t)\b|\blesson:|\bwe\s+learn(?:ed|t)\b)|教训|切记|不要再"
 )
 # A rule: how to act from now on, not a one-off choice.
 _RULE = re.compile(
@@ -44,6 +43,9 @@ _RULE = re.compile(
     r"make\s+sure|must\s+not|don'?t\s+ever)\b)"
     r"|以后都|以后|总是|从不|永远不|规则|约定|务必"
 )
+# "Next time" is a lesson only with a rule in it ("next time, make sure ..."): alone it is
+# a plan ("Next time I visit Paris I want to see the Louvre", "下次去北京要吃烤鸭").
+_NEXT_TIME = re.compile(r"(?i:\bnext\s+time\b)|下次")
 # A choice made for work: the team picked, switched or moved something.
 _CHOICE = re.compile(
     r"(?i:\b(?:we|the\s+team|our\s+team|team)\s+(?:\w+\s+)?(?:switched|chose|picked|settled\s+on|"
@@ -61,7 +63,7 @@ def route(score: Score, meta: Metadata, text: str = "") -> str:
         return f"facts/{kind}.md"
     if "error" in signals:
         return "facts/tech/errors.md"
-    if "decision" in signals or _LESSON.search(text) or _CHOICE.search(text):
+    if "decision" in signals or _teaches(text) or _CHOICE.search(text):
         return "facts/work/decisions.md"
     if kind == "preference" or "preference" in signals:
         return "facts/preferences.md"
@@ -95,3 +97,8 @@ def is_lesson(path: str, text: str) -> bool:
     if not path.endswith("work/decisions.md"):
         return False
     return bool(_RULE.search(text) or _LESSON.search(text))
+
+
+def _teaches(text: str) -> bool:
+    """A lesson said as one, or a rule for next time; not a plan for next time."""
+    return bool(_LESSON.search(text) or (_NEXT_TIME.search(text) and _RULE.search(text)))

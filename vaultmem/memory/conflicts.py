@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from ..terms import CJK_RUN, bigrams
 from .slots import UNKNOWN, Slot, slots
+from .wording import strip_triggers
 
 _WORD = re.compile(r"[^\W_]+")
 _MAX_CANDIDATES = 50
@@ -90,7 +91,7 @@ _MAX_SLOT_CANDIDATES = 20
 def words(text: str) -> frozenset[str]:
     """Content words, case-folded, a plural ``s`` dropped; CJK runs as bigrams."""
     # Negations are left out so that "I like tea" and "I don't like tea" read as the same
-    # subject (``contradiction`` tells them apart).
+    # subject (``_cue`` tells them apart).
     text = _NEGATION.sub(lambda m: "" if CJK_RUN.fullmatch(m.group()) else " ", text)
     found = _latin_words(text)
     for run in CJK_RUN.findall(text):
@@ -123,18 +124,6 @@ def _core(text: str, found: frozenset[str]) -> frozenset[str]:
     units), from its ``units``."""
     stance = " ".join(m.group() for p in (_LIKE, _DISLIKE) for m in p.finditer(text))
     return found - units(stance) if stance else found
-
-
-def contradiction(new: str, old: str) -> str | None:
-    """The cue that the new statement contradicts the old one, if any."""
-    new_likes, old_likes = _polarity(new), _polarity(old)
-    if new_likes is not None and old_likes is not None and new_likes != old_likes:
-        return "preference change"
-    if bool(_NEGATION.search(new)) != bool(_NEGATION.search(old)):
-        return "negation flip"
-    if _SHIFT.search(new) and not _SHIFT.search(old):
-        return "time shift"
-    return None
 
 
 def _polarity(text: str) -> bool | None:
@@ -245,18 +234,22 @@ class Fact:
 
     @classmethod
     def read(cls, text: str) -> Fact:
-        found = units(text)
+        """The readings of what the text says: a capture request still in it (a fact
+        written by hand, or before requests were stripped) is no part of that, and its
+        "Don't" ("Don't forget I live in Berlin") is no negation."""
+        said = strip_triggers(text)
+        found = units(said)
         return cls(
             text,
-            words(text),
-            slots(text),
+            words(said),
+            slots(said),
             found,
-            _core(text, found),
-            bool(_NEGATION.search(text)),
-            _polarity(text),
-            bool(_SHIFT.search(text)),
-            bool(_ADDITIVE.search(text)),
-            replaced(text),
+            _core(said, found),
+            bool(_NEGATION.search(said)),
+            _polarity(said),
+            bool(_SHIFT.search(said)),
+            bool(_ADDITIVE.search(said)),
+            replaced(said),
         )
 
 
@@ -288,7 +281,7 @@ def judge(
 
 
 def _cue(new: Fact, old: Fact) -> str | None:
-    """``contradiction`` from the facts' readings."""
+    """The cue that the new fact contradicts the old one, if any, from their readings."""
     if new.likes is not None and old.likes is not None and new.likes != old.likes:
         return "preference change"
     if new.negated != old.negated:
@@ -351,11 +344,9 @@ class FactSet:
         for slot in fact.slots:
             self._slot_keys[(slot.subject, slot.attribute)].pop(key, None)
 
-    def similarity(self, a: frozenset[str], b: frozenset[str]) -> float:
-        """The higher of Jaccard and idf-weighted Jaccard of two word sets."""
-        return self._similarity(a, b, {})
-
     def _similarity(self, a: frozenset[str], b: frozenset[str], idf: dict[str, float]) -> float:
+        """The higher of Jaccard and idf-weighted Jaccard of two word sets (``idf``: the
+        weights computed so far, filled in as words come)."""
         if not a or not b:
             return 0.0
         union = a | b
@@ -377,7 +368,9 @@ class FactSet:
             return None
         skip = set(exclude)
         best: Match | None = None
-        rank: tuple[int, float, int] = (0, 0.0, 0)
+        # A sure verdict outranks any doubtful one: a doubtful repeat of "He lives in
+        # Berlin" must not hide that "I live in Berlin" surely supersedes "I live in Paris".
+        rank: tuple[bool, int, float, int] = (False, 0, 0.0, -1)
         idf: dict[str, float] = {}
         for key in self._candidates(new):
             if key in skip:
@@ -386,7 +379,7 @@ class FactSet:
             found = judge(new, self._facts[key], sim, duplicate, conflict)
             if found is None:
                 continue
-            mine = (_PRIORITY[found.verdict], sim, self._order[key])
+            mine = (not found.doubtful, _PRIORITY[found.verdict], sim, self._order[key])
             if mine > rank:
                 best, rank = Match(key, sim, found.verdict, found.signal, found.doubtful), mine
         return best

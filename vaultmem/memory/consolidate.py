@@ -278,7 +278,10 @@ class Consolidation:
             match = self.llm.settle(text, self.by_id[match.key].text, match)
         if match is not None:
             old = self.by_id[match.key]
-            if old.kind == "belief" and confidence is None and match.verdict != "conflict":
+            # A plain statement like a belief confirms it; a fuller one ("subsumes") says
+            # more than the belief's words and supersedes it, as it would a fact.
+            confirms = match.verdict in ("duplicate", "similar")
+            if old.kind == "belief" and confidence is None and confirms:
                 confirmed = self._change_fact(
                     old,
                     lambda line: with_fields(

@@ -33,12 +33,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .slot_words import number
+
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _SHORT = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = tuple(m.lower() for m in calendar.month_name[1:])
-_MONTH_SHORT = tuple(m[:3] for m in _MONTHS)
-_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
-_ZH_DIGITS |= {"八": 8, "九": 9, "十": 10}
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _ZH_WEEKDAY |= {str(n): n - 1 for n in range(1, 8)}
 _EN_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
@@ -49,9 +48,12 @@ _WD = (
     r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"(?-i:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b\.?)"
 )
+# A month by its name, any case, but for names that are also words ("I may 5 times",
+# "they march 3 abreast"): those, like the short forms, only with their capital. A
+# lower-case "may 5" in chat is left in words rather than guessed.
 _MON = (
-    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|(?-i:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b\.?)"
+    r"(?:january|february|april|june|july|august|september|october|november|december|"
+    r"(?-i:May|MAY|March|MARCH|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b\.?)"
 )
 _NUM_EN = (
     r"\d+|a couple of|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
@@ -185,7 +187,7 @@ def _absolute(
         mday, year = int(g.get("mday") or g["dmy"]), g.get("myear") or g.get("dyear")
         return _month_day(day, month, mday, year, m.group(0)), True
     if kind == "zhmd":
-        month, mday = _zh_number(g["zmon"]), _zh_number(g["zday"])
+        month, mday = number(g["zmon"]), number(g["zday"])
         years = {"今年": 0, "明年": 1, "去年": -1}
         year = str(day.year + years[g["zyr"]]) if "zyr" in g else None
         return _month_day(day, month, mday, year, m.group(0)), True
@@ -217,7 +219,7 @@ def _offset(
     if kind == "zoff":
         sign = -1 if g["zdir"].endswith("前") else 1
         unit = _ZH_UNITS.get(g["zunit"], "month" if "月" in g["zunit"] else "year")
-        return _shift(day, sign * _zh_number(g["zoff"]), unit), True
+        return _shift(day, sign * number(g["zoff"]), unit), True
     return None
 
 
@@ -357,16 +359,6 @@ def _en_number(word: str) -> int:
     return int(word) if word.isdigit() else _EN_NUMBERS[word]
 
 
-def _zh_number(word: str) -> int:
-    """1 to 99 in digits or Chinese numerals (十二, 二十, 三十一)."""
-    if word.isdigit():
-        return int(word)
-    if "十" in word:
-        tens, _, units = word.partition("十")
-        return _ZH_DIGITS.get(tens, 1) * 10 + _ZH_DIGITS.get(units, 0)
-    return _ZH_DIGITS.get(word, 0)
-
-
 def _clock(m: re.Match[str]) -> str | None:
     """``HH:MM`` of one time expression, or ``None`` for a number that is no time."""
     if m["h"] is not None:
@@ -380,11 +372,9 @@ def _clock(m: re.Match[str]) -> str | None:
     elif m["noon"] is not None:
         hour, minute = (0, 0) if m["noon"].lower() == "midnight" else (12, 0)
     else:
-        hour = _zh_number(m["zh"])
+        hour = number(m["zh"])
         zm = m["zm"] or ""
-        minute = {"半": 30, "一刻": 15, "三刻": 45}.get(
-            zm, _zh_number(zm.rstrip("分")) if zm else 0
-        )
+        minute = {"半": 30, "一刻": 15, "三刻": 45}.get(zm, number(zm.rstrip("分")) if zm else 0)
         part = m["part"] or ""
         afternoon = part in ("下午", "傍晚", "晚上", "夜里") or (part == "中午" and hour < 6)
         if afternoon and hour < 12:

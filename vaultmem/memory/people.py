@@ -61,6 +61,13 @@ _REPORTING = re.compile(
     r"^(?:said|says|say|thinks|thought|told|tells|asked|asks|believes|knows|mentioned|"
     r"suggested|recommended|agreed|replied|wrote|emailed|texted|called|feels|felt)\b"
 )
+# Reported speech about the speaker themself: "says she is", "told me (that) he ...",
+# "说她...": the line is about the one who said it.
+_REPORTED_SELF = re.compile(
+    r"^(?:(?:said|says|told|tells|mentioned|mentions|explained|wrote|texted|emailed)"
+    r"(?:\s+(?:me|us))?\s*,?\s+(?:that\s+)?(?:she|he|they)\b(?!\s+(?:said|says|told))"
+    r"|(?:说|告诉我们?|提到|提起)(?:过)?[，,]?(?:她|他)(?![们的]))"
+)
 _ZH_VERBS = (
     r"说|觉得|认为|告诉|问|想|要|喜欢|讨厌|爱|住在|住|搬到|搬家|在\S{0,8}工作|加入|离开|辞职|"
     rf"对\S{{0,8}}过敏|过敏|是(?:我的)?(?:{_ZH_RELATIONS}|素食|新的|负责人)|吃素|怀孕|结婚|的生日"
@@ -189,7 +196,7 @@ def about(text: str, known: Collection[str] = ()) -> str | None:
     name, rest = subject[1], words[subject.end() :]
     if _AND_I.match(words, subject.end(1)):
         return None  # "Sarah and I went hiking": the owner's, shared
-    if _REPORTING.match(rest):
+    if _REPORTING.match(rest) and not _REPORTED_SELF.match(rest):
         return None  # "Alice said the release slips": about the release
     if name in known or name in people(words[: subject.end() + 60]):
         return name

@@ -35,7 +35,10 @@ TRIGGERS = frozenset(
     "remember note notes fyi important please update reminder actually btw so also oh ok okay "
     "today yesterday recently now finally since after last this next ps todo".split()
 )
-CJK_TRIGGERS = frozenset("记住 请记住 注意 备注 提醒 重要 更新".split())
+# Words that open a line like a speaker's name ("Update: ..."). The capture requests
+# ("Remember:", "记住：", "注意：") are stripped before slots are read (``wording.py``); the
+# English ones stay listed for the names they may stand before ("Remember Bob moved").
+CJK_TRIGGERS = frozenset("重要 更新".split())
 SUBJECT_SKIP = frozenset(
     "now currently finally actually also still recently just already officially really has "
     "have had is are was were am 'm do does did will would to used not no longer never been "
@@ -342,7 +345,8 @@ _CJK_DIGITS |= {"八": 8, "九": 9}
 
 
 def number(text: str) -> int:
-    """An hour or minute written in digits or Chinese numerals (十, 十二, 二十五)."""
+    """1 to 99 in digits or Chinese numerals (十, 十二, 二十五): an hour, a minute, a day,
+    a month, a count of days (``dates.py`` reads its numbers with this too)."""
     if text.isdigit():
         return int(text)
     if "十" in text:

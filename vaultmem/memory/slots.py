@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from . import slot_words as w
+from .wording import strip_triggers
 
 OWNER = "owner"
 UNKNOWN = "?"
@@ -47,12 +48,13 @@ class Slot:
 
 
 def slots(text: str) -> list[Slot]:
-    """Every slot a fact fills, in order, each once."""
-    speaker, text = _speaker(text)
+    """Every slot a fact fills, in order, each once. A capture request opening the fact or
+    one of its sentences ("Remember: ...", "记住：...") is no part of what it says."""
+    speaker, text = _speaker(strip_triggers(text))
     found: dict[Slot, None] = {}
     for sentence in w.SENTENCE.split(text):
         if sentence.strip():
-            for slot in _sentence_slots(sentence):
+            for slot in _sentence_slots(strip_triggers(sentence)):
                 found.setdefault(_as_said_by(slot, speaker), None)
     return list(found)
 
@@ -102,11 +104,11 @@ def subject_before(before: str) -> str:
     if w.CJK.search(before[-1:] or " "):
         return _cjk_subject(before)
     clause = w.CLAUSE_BREAK.split(before)[-1]
-    tokens = [t for t in w.TOKEN.findall(clause)]
+    tokens = w.TOKEN.findall(clause)
     while tokens and tokens[-1].casefold() in w.SUBJECT_SKIP:
         tokens.pop()
-    if not tokens:
-        return OWNER if not w.CLAUSE_BREAK.search(before) or not before.strip() else OWNER
+    if not tokens:  # no one named before the verb ("moved to Paris"): the owner
+        return OWNER
     last = tokens[-1]
     lowered = last.casefold()
     if lowered in w.FIRST_PERSON:

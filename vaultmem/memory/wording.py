@@ -4,13 +4,16 @@
 Berlin.". The request ("Remember:", "Please note that", "Don't forget", "FYI", "记住：",
 "请记住", "注意：", ...) is dropped from the start of the fact, and from its end (", remember
 that", "，记住"); stacked requests ("FYI, remember that ...") all go. Only the fact's
-text changes: the daily-note line keeps every word, and scoring still sees the request
-(it is a reason to keep the line).
+text changes: in a conversation turn ("Caroline: remember that ...") the name stays and
+the request after it goes. The daily-note line keeps every word, and scoring still sees
+the request (it is a reason to keep the line).
 """
 
 from __future__ import annotations
 
 import re
+
+from .slot_words import SPEAKER
 
 # The requests, English (whole words, any case) and Chinese. A request opens a line when
 # punctuation, "that" or "to" follows it ("Remember: ...", "Please note that ...",
@@ -35,9 +38,11 @@ _LEAD = re.compile(
     rf"|(?:{_LOOSE})\s+(?=(?:{_FOLLOWS})\b))"
     rf"|(?:{_ZH_BARE}){_SEP}|(?:{_ZH_PUNCT})\s*[:：,，]{_SEP})"
 )
-# The request at the end: ", remember that", "- don't forget!", "，记住", "，别忘了。"
+# The request at the end: ", remember that", "- don't forget!", "，记住", "，别忘了。". It is
+# set off by punctuation (a comma, semicolon or dash): after bare whitespace the word is
+# the sentence's own verb ("This is the day I will always remember").
 _TAIL = re.compile(
-    r"[\s,，;；\-–—]+(?:(?i:(?:please\s+)?(?:remember|keep\s+(?:that|this|it)\s+in\s+mind|"
+    r"(?:\s*[,，;；–—]|\s+-)[\s,，;；\-–—]*(?:(?i:(?:please\s+)?(?:remember|keep\s+(?:that|this|it)\s+in\s+mind|"
     r"note)(?:\s+(?:that|this|it))?|(?:please\s+)?(?:don'?t|do\s+not)\s+forget"
     r"(?:\s+(?:that|this|it))?|fyi)|请?记住(?:了|哦|啊|喔)?|别忘了|记得(?:哦|啊|喔)?)"
     r"\s*[.!！。~]*\s*$"
@@ -55,6 +60,11 @@ def strip_triggers(text: str) -> str:
         when nothing is left without the request ("Remember!" alone stays as it is).
     """
     words = text.strip()
+    speaker = SPEAKER.match(words)
+    if speaker is not None and _LEAD.match(words) is None:
+        # A conversation turn: the request follows the name ("Caroline: remember that ...").
+        rest = strip_triggers(words[speaker.end() :])
+        return words[: speaker.end()] + rest
     for _ in range(4):  # "FYI, please remember that ...": a few requests stacked
         match = _LEAD.match(words)
         if match is None or match.end() == 0:
