@@ -43,6 +43,9 @@ _WHOLE = 20_000
 # rescoring 10k rows costs a few ms: so 10k. Centering the bits on the mean vector matters
 # (0.54 at 10k without).
 _POOL = 10_000
+# A larger ``wanted`` widens the pool by this much a row (hybrid search asks for ~500
+# rows: 100 a row made a 48k pool, whose rescoring took 60 ms of a 110 ms search).
+_POOL_PER_ROW = 20
 _KEY = "S24"  # chunk ids: 16 hex digits and a "-N" suffix for repeats within a note
 
 
@@ -80,15 +83,25 @@ class VectorMatrix:
         if n <= max(_WHOLE, wanted * 4):
             pool = np.arange(n)
         else:
-            size = min(n, max(wanted * 100, _POOL))
+            size = min(n, max(wanted * _POOL_PER_ROW, _POOL))
             signs = _sign_bits((query - self.mean)[None, :])[0]
-            distance = np.bitwise_count(self.bits ^ signs).sum(axis=1, dtype=np.uint16)
+            distance = _hamming(self.bits, signs)
             pool = np.sort(np.argpartition(distance, size - 1)[:size])
         scores = (self.rows[pool].astype(np.float32) @ query) * self.scale[pool]
         best = min(wanted, len(pool))
         top = np.argpartition(-scores, best - 1)[:best]
         top = top[np.argsort(-scores[top], kind="stable")]
         return pool[top], scores[top]
+
+
+def _hamming(bits: npt.NDArray[np.uint64], signs: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint16]:
+    """Each row's Hamming distance to ``signs``: the words' bit counts added column by
+    column (numpy's ``sum(axis=1)`` over 6 columns took 3x as long on 226k rows)."""
+    counts = np.bitwise_count(bits ^ signs)
+    distance: npt.NDArray[np.uint16] = counts[:, 0].astype(np.uint16)
+    for column in range(1, counts.shape[1]):
+        distance += counts[:, column]
+    return distance
 
 
 def _sign_bits(rows: Matrix) -> npt.NDArray[np.uint64]:
