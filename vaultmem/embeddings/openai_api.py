@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import time
-import urllib.error
-import urllib.request
 from typing import TYPE_CHECKING, Any
 
 from ..config import EmbeddingsConfig
 from ..errors import EmbeddingError
+from ..http_post import PostFailed, post_json
 from .embedders import normalised
 
 if TYPE_CHECKING:
@@ -84,24 +82,13 @@ class OpenAIEmbedder:
             raise EmbeddingError(f"{self.url} answered with unreadable embeddings: {exc}") from exc
 
     def _post(self, body: bytes) -> Any:
-        headers = {"Content-Type": "application/json"}
-        if self.key:
-            headers["Authorization"] = f"Bearer {self.key}"
-        problem = ""
-        for attempt in range(self.retries + 1):
-            if attempt:
-                time.sleep(min(0.5 * 2**attempt, 8.0))
-            request = urllib.request.Request(self.url, body, headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    return json.loads(response.read())
-            except urllib.error.HTTPError as exc:
-                problem = f"HTTP {exc.code} {exc.reason}"
-                if exc.code != 429 and exc.code < 500:
-                    break  # a bad request or a bad key: trying again will not help
-            except (urllib.error.URLError, TimeoutError, OSError) as exc:
-                problem = str(getattr(exc, "reason", exc))
-            except json.JSONDecodeError as exc:
-                problem = f"an answer that is not JSON ({exc})"
-                break
+        try:
+            data = post_json(
+                self.url, body, key=self.key, timeout=self.timeout, retries=self.retries
+            )
+            return json.loads(data)
+        except PostFailed as exc:
+            problem = str(exc)
+        except json.JSONDecodeError as exc:
+            problem = f"an answer that is not JSON ({exc})"
         raise EmbeddingError(f"the embeddings server at {self.url} failed: {problem}")

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import time
-import urllib.error
-import urllib.request
 from typing import Any
 
 from ..config import LLMConfig
 from ..errors import LLMError
+from ..http_post import PostFailed, post_json
 
 
 class ServerError(LLMError):
@@ -73,25 +71,12 @@ class ChatClient:
         return _content(self._post(json.dumps(body).encode()), self.url)
 
     def _post(self, body: bytes) -> bytes:
-        headers = {"Content-Type": "application/json"}
-        if self.key:
-            headers["Authorization"] = f"Bearer {self.key}"
-        problem = ""
-        for attempt in range(self.retries + 1):
-            if attempt:
-                time.sleep(min(0.5 * 2**attempt, 8.0))
-            request = urllib.request.Request(self.url, body, headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    data: bytes = response.read()
-                    return data
-            except urllib.error.HTTPError as exc:
-                problem = f"HTTP {exc.code} {exc.reason}"
-                if exc.code != 429 and exc.code < 500:
-                    break  # a bad request or a bad key: trying again will not help
-            except (urllib.error.URLError, TimeoutError, OSError) as exc:
-                problem = str(getattr(exc, "reason", exc))
-        raise ServerError(f"the LLM server at {self.url} failed: {problem}")
+        try:
+            return post_json(
+                self.url, body, key=self.key, timeout=self.timeout, retries=self.retries
+            )
+        except PostFailed as exc:
+            raise ServerError(f"the LLM server at {self.url} failed: {exc}") from exc
 
 
 def _content(data: bytes, url: str) -> str:
