@@ -8,7 +8,8 @@ import pytest
 from conftest import HIT_FIELDS, copy_shared, write
 
 from vaultmem import Vault
-from vaultmem.search import Hit, parse_query
+from vaultmem.query import parse_query
+from vaultmem.search import Hit
 from vaultmem.search import search as run_search
 
 

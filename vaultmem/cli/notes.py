@@ -16,7 +16,8 @@ import click
 from ..config import MAX_CONTEXT
 from ..files import shown_path
 from ..indexing import IndexReport
-from ..search import MAX_LIMIT, Hit, Query, highlight_spans, parse_query
+from ..query import Query, highlight_spans, parse_query
+from ..search import MAX_LIMIT, Hit
 from ..vault import Vault
 from .common import (
     FreeTextCommand,

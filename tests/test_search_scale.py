@@ -1,0 +1,130 @@
+"""A query of common words costs what its result costs, not what the vault holds (issue 16).
+
+A word in more rows than ``ranking.EXACT_ROWS`` is *common*: it is not ranked over every
+row it matches. These vaults have a few thousand lines, enough to cross that line, so each
+test runs both paths: the bounded one (``limit=10``) and the exact one (a limit above the
+cap ranks everything).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import write
+
+from vaultmem import Vault
+from vaultmem.ranking import EXACT_ROWS
+
+
+def fill(vault: Vault, days: int, start: int = 1, lines: int = 50) -> None:
+    """``days`` daily notes of ``lines`` lines, each line holding the common word "deploy"."""
+    for day in range(start, start + days):
+        date = f"2026-{1 + day // 28:02d}-{1 + day % 28:02d}"
+        body = "".join(
+            f"- deploy step {n} of run {day} went to host{n % 7} ^d{day}x{n}\n"
+            for n in range(lines)
+        )
+        write(vault.root, f"memory/{date}.md", f"# {date}\n\n{body}")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An old topic note, then 3,000 newer daily lines that all say "deploy" (made once)."""
+    root = tmp_path_factory.mktemp("busy") / "vault"
+    Vault.init(root)
+    with Vault(root) as vault:
+        make_busy(vault)
+    return root
+
+
+@pytest.fixture
+def busy(built: Path, tmp_path: Path) -> Iterator[Vault]:
+    """A copy of the busy vault, opened (a test may add to it)."""
+    shutil.copytree(built, tmp_path / "busy")
+    with Vault(tmp_path / "busy") as vault:
+        yield vault
+
+
+def make_busy(vault: Vault) -> None:
+    write(
+        vault.root,
+        "topics/zebra.md",
+        "# Zebra\n\n- the zebra deploy is pinned to Tuesday\n\n- zebra crossings are striped\n",
+    )
+    vault.index()
+    fill(vault, 60)
+    vault.index()
+
+
+def matched(vault: Vault, query: str, **kwargs: object) -> list[str]:
+    return [h.matched for h in vault.search(query, **kwargs)]  # type: ignore[arg-type]
+
+
+def test_the_vault_really_holds_more_common_rows_than_the_cap(busy: Vault) -> None:
+    (count,) = busy.db.conn.execute(
+        "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'deploy'"
+    ).fetchone()
+    assert count > EXACT_ROWS
+
+
+def test_a_rare_word_beside_a_common_one_ranks_its_lines_first(busy: Vault) -> None:
+    hits = matched(busy, "zebra deploy", limit=5)
+    assert hits[0] == "- the zebra deploy is pinned to Tuesday"  # both words
+    zebra_only = [i for i, line in enumerate(hits) if "deploy" not in line]
+    assert "- zebra crossings are striped" in hits
+    assert zebra_only == [1, 2]  # the rare word's other lines (and its note's title)
+
+
+@pytest.mark.parametrize("limit", [10, EXACT_ROWS * 10])  # bounded, then exact
+def test_lines_holding_every_word_come_first(busy: Vault, limit: int) -> None:
+    top = matched(busy, "deploy host3 run", limit=limit)[:10]
+    assert len(top) == 10
+    assert all("deploy" in line and "host3" in line and " run " in line for line in top)
+
+
+def test_an_old_line_behind_a_filter_is_found(busy: Vault) -> None:
+    # The topic note's lines are older than every daily line: a common word's newest rows
+    # never reach them, so the filter must go with the word into the index.
+    assert matched(busy, "deploy", path="topics/*") == ["- the zebra deploy is pinned to Tuesday"]
+
+
+def test_stop_words_alone_still_find_lines(busy: Vault) -> None:
+    hits = matched(busy, "the of", limit=5)
+    assert len(hits) == 5
+    assert all(" the " in f" {h} " or " of " in f" {h} " for h in hits)
+
+
+def test_a_large_limit_ranks_every_match(busy: Vault) -> None:
+    hits = busy.search("deploy", limit=100_000)
+    assert len(hits) > EXACT_ROWS  # nothing is cut at the cap when more is asked
+
+
+def steps(vault: Vault, run: Callable[[], object]) -> int:
+    """SQLite virtual-machine steps a call takes: the work, counted, not timed."""
+    counter = [0]
+
+    def tick() -> int:
+        counter[0] += 1
+        return 0
+
+    conn: sqlite3.Connection = vault.db.conn
+    conn.set_progress_handler(tick, 100)
+    try:
+        run()
+    finally:
+        conn.set_progress_handler(None, 0)
+    return counter[0]
+
+
+def test_a_common_word_costs_the_same_in_a_vault_twice_as_big(busy: Vault) -> None:
+    before = steps(busy, lambda: busy.search("deploy step", limit=10))
+    fill(busy, 60, start=61)  # twice the common rows
+    busy.index()
+    after = steps(busy, lambda: busy.search("deploy step", limit=10))
+    exact_after = steps(busy, lambda: busy.search("deploy step", limit=EXACT_ROWS * 10))
+    assert after < before * 1.3
+    assert exact_after > after * 2  # what ranking every row would have cost

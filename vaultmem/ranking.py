@@ -1,0 +1,196 @@
+"""Which chunks a keyword query returns, best first, at a cost bounded by the result size.
+
+FTS5 ranks by bm25, and bm25 is computed for *every* row a query matches: a query of common
+words ("the meeting", "deploy") on a vault of millions of chunks would score hundreds of
+thousands of rows (seconds) to return ten. Worse, FTS5's bm25 counts each phrase's rows
+over the whole index once per query, so even a rowid-bounded bm25 query costs as much as
+the phrase is common. So each unit of the query is first *probed*: its newest matches are
+counted, up to a cap (``EXACT_ROWS``, a fraction of a millisecond).
+
+- **Every unit is rare** (matches at most the cap): the exact path. FTS5's bm25 over every
+  matching row picks the ``pool`` best, and chunks holding more of the query's units come
+  first, bm25 within the same count (``Query.coverage``). Small vaults always take it.
+- **Some units are common**: the bounded path. Candidates are: the rare units' best rows by
+  FTS5's bm25 (over the rare phrases only), every row that holds a rare unit *and* a common
+  one (bounded by the rare units' rows), and the newest ``window`` rows of each common unit
+  and of all common units together (a memory's newest lines are its likeliest answers).
+  Every candidate is scored in Python: coverage first, then a bm25 computed on its text,
+  with the common units' row counts estimated from how far back their newest matches go.
+
+So a search reads at most a few thousand rows whatever the vault's size. A caller asking for
+more hits than the cap (``--limit 100000``) raises the cap with it: everything is ranked.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .query import Query, Unit
+
+# A unit matching at most this many rows is ranked over all of them by FTS5's bm25.
+EXACT_ROWS = 2000
+# bm25 weights of the FTS columns body, heading, cjk, name.
+WEIGHTS = "1.0, 0.5, 1.0, 8.0"
+# The columns a ranked row carries (``search.py`` makes hits of them).
+COLUMNS = (
+    "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id,"
+    " c.block_id, (SELECT names FROM files WHERE path = c.path)"
+)
+_FROM = "chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.path = c.path"
+# bm25's term-frequency saturation and length normalisation (the usual values; FTS5's own).
+_K1, _B = 1.2, 0.75
+
+Row = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class _Probe:
+    """How many rows a unit matches: exact up to the cap, else an estimate."""
+
+    rows: float
+    common: bool
+
+
+def pool_size(limit: int) -> int:
+    """How many candidates are ranked for ``limit`` hits."""
+    return max(limit * 10, 200)
+
+
+def ranked(
+    conn: sqlite3.Connection, query: Query, where: list[str], params: list[Any], limit: int
+) -> list[tuple[Row, float]]:
+    """The ``limit`` best chunks for ``query`` passing the filters ``where``/``params``
+    (SQL over ``chunks c JOIN files f``), each with its score (higher is better)."""
+    pool = pool_size(limit)
+    cap = max(EXACT_ROWS, pool)
+    units = [u for u in query.units if u.fts]
+    span = _id_span(conn)
+    probes = {u: _probe(conn, u, cap, span) for u in units}
+    common = [u for u in units if probes[u].common]
+    if not common:
+        return _exact(conn, query, where, params, pool)[:limit]
+    rare = [u for u in units if not probes[u].common]
+    return _bounded(conn, query, rare, common, probes, span, where, params, pool)[:limit]
+
+
+def _exact(
+    conn: sqlite3.Connection, query: Query, where: list[str], params: list[Any], pool: int
+) -> list[tuple[Row, float]]:
+    if not where:
+        # No filters: let FTS5 pick the best candidates alone, then join only those rows.
+        sql = (
+            f"SELECT {COLUMNS}, m.rank FROM (SELECT rowid, bm25(chunks_fts, {WEIGHTS}) AS rank"
+            " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS m"
+            " JOIN chunks c ON c.id = m.rowid ORDER BY m.rank"
+        )
+    else:
+        sql = (
+            f"SELECT {COLUMNS}, bm25(chunks_fts, {WEIGHTS}) AS rank FROM {_FROM}"
+            f" WHERE chunks_fts MATCH ? AND {' AND '.join(where)} ORDER BY rank LIMIT ?"
+        )
+    rows = conn.execute(sql, [query.match, *params, pool]).fetchall()
+    rows.sort(key=lambda r: (-query.coverage(scored_text(r)), r[10]))
+    return [(r[:10], -r[10]) for r in rows]
+
+
+def _bounded(
+    conn: sqlite3.Connection,
+    query: Query,
+    rare: list[Unit],
+    common: list[Unit],
+    probes: dict[Unit, _Probe],
+    span: int,
+    where: list[str],
+    params: list[Any],
+    pool: int,
+) -> list[tuple[Row, float]]:
+    filters = "".join(f" AND {w}" for w in where)
+    ids: dict[int, None] = {}  # candidates, in a stable order
+
+    def gather(match: str, order: str, limit: int) -> None:
+        sql = f"SELECT c.id FROM {_FROM} WHERE chunks_fts MATCH ?{filters} {order} LIMIT ?"
+        ids.update(dict.fromkeys(r[0] for r in conn.execute(sql, [match, *params, limit])))
+
+    window = pool * 2
+    if rare:
+        gather(_any(rare), f"ORDER BY bm25(chunks_fts, {WEIGHTS})", pool)
+        rare_rows = sum(probes[u].rows for u in rare)
+        gather(f"({_any(rare)}) AND ({_any(common)})", "", math.ceil(rare_rows))
+    if len(common) > 1:
+        gather(" AND ".join(f"({u.fts})" for u in common), "ORDER BY chunks_fts.rowid DESC", window)
+    for unit in common:
+        gather(unit.fts, "ORDER BY chunks_fts.rowid DESC", window)
+    rows = _rows(conn, list(ids))
+    return _scored(query, rows, probes, span)
+
+
+def _scored(
+    query: Query, rows: list[Row], probes: dict[Unit, _Probe], span: int
+) -> list[tuple[Row, float]]:
+    """Rows ranked by coverage, then by a bm25 over each unit's occurrences in the text."""
+    weighted = [(u, _idf(probes[u].rows, span)) for u in query.units if u in probes]
+    texts = [scored_text(r).lower() for r in rows]
+    average = sum(map(len, texts)) / len(texts) if texts else 1.0
+    keyed = []
+    for row, lowered in zip(rows, texts, strict=True):
+        norm = _K1 * (1 - _B + _B * len(lowered) / average)
+        score = 0.0
+        for unit, idf in weighted:
+            tf = unit.occurrences(lowered)
+            if tf:
+                score += idf * tf * (_K1 + 1) / (tf + norm)
+        covered = sum(u.credit(lowered) for u in query.units if u.counts)
+        keyed.append((covered, score, row))
+    keyed.sort(key=lambda k: (-k[0], -k[1]))
+    return [(row, score) for _, score, row in keyed]
+
+
+def _probe(conn: sqlite3.Connection, unit: Unit, cap: int, span: int) -> _Probe:
+    """Count a unit's newest matches up to ``cap`` (FTS5 walks its rows newest first and
+    stops there); past the cap, estimate the total from the rowids they span."""
+    found = conn.execute(
+        "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+        (unit.fts, cap + 1),
+    ).fetchall()
+    if len(found) <= cap:
+        return _Probe(len(found), common=False)
+    reach = found[0][0] - found[-1][0] + 1
+    return _Probe(min(span, len(found) * span / max(reach, 1)), common=True)
+
+
+def _id_span(conn: sqlite3.Connection) -> int:
+    """About how many chunks the index holds (their ids' span: two index lookups; one
+    ``SELECT min(id), max(id)`` would scan the table)."""
+    low, high = conn.execute(
+        "SELECT (SELECT min(id) FROM chunks), (SELECT max(id) FROM chunks)"
+    ).fetchone()
+    return int(high - low + 1) if high is not None else 0
+
+
+def _idf(rows: float, span: int) -> float:
+    return math.log(1 + (span - rows + 0.5) / (rows + 0.5))
+
+
+def _any(units: Sequence[Unit]) -> str:
+    return " OR ".join(f"({u.fts})" for u in units)
+
+
+def _rows(conn: sqlite3.Connection, ids: list[int]) -> list[Row]:
+    """The ranked-row columns of chunks ``ids`` (in no particular order)."""
+    rows: list[Row] = []
+    for start in range(0, len(ids), 30_000):  # under SQLite's host-parameter limit
+        part = ids[start : start + 30_000]
+        marks = ",".join("?" * len(part))
+        rows += conn.execute(f"SELECT {COLUMNS} FROM chunks c WHERE c.id IN ({marks})", part)
+    return rows
+
+
+def scored_text(row: Row) -> str:
+    """What a candidate row's coverage is counted on: its text, heading path and, unless
+    it is a heading line, its note's names (see ``index_write.chunk_names``)."""
+    names = "" if row[6] == "heading" else row[9] or ""
+    return f"{row[5]}\n{row[4]}\n{names}"
