@@ -3,6 +3,8 @@
 ``from vaultmem import Vault`` is all most users need; see ``docs/python-api.md``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
     ConfigError,
     DaemonRunningError,
@@ -12,11 +14,24 @@ from .errors import (
     VaultmemError,
     VaultNotFoundError,
 )
-from .indexing import IndexReport
 from .search import Hit
 from .vault import Status, Vault
 
+if TYPE_CHECKING:
+    from .indexing import IndexReport
+
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # An index run parses notes (YAML, Markdown): ``import vaultmem`` loads it only when
+    # ``IndexReport`` is asked for, so a command that only reads the index starts fast.
+    if name == "IndexReport":
+        from .indexing import IndexReport
+
+        return IndexReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ConfigError",

@@ -179,14 +179,6 @@ class Index:
         """Close the connection."""
         self.conn.close()
 
-    @property
-    def admin(self) -> Any:
-        """The connection as a ``sqlite_utils.Database``, for introspection and maintenance
-        (imported on first use: it costs 30 ms, which a CLI search does not pay)."""
-        import sqlite_utils
-
-        return sqlite_utils.Database(self.conn)
-
     def reset(self) -> None:
         """Drop every table and view and create the schema anew (inside a ``batch``)."""
         recreate(self.conn)
@@ -310,8 +302,12 @@ class Index:
 
     def counts(self) -> dict[str, int]:
         """Row counts of files and chunks."""
-        db = self.admin
-        return {"files": db["files"].count, "chunks": db["chunks"].count}
+        # Plain SQL: sqlite_utils would load numpy (when installed) for two counts.
+        files, chunks = (
+            int(self.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+            for table in ("files", "chunks")
+        )
+        return {"files": files, "chunks": chunks}
 
     def with_block_id(self, block_id: str) -> list[tuple[str, int, int, str]]:
         """``(path, line_start, line_end, text)`` of the chunks with this block id."""

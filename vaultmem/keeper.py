@@ -13,13 +13,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from .config import IndexConfig
 from .errors import IndexLockedError, VaultmemError
 from .index import Index, index_error, is_corrupt, remove_database
-from .indexing import IndexReport, Progress, update_index
 from .state import create_private
+
+if TYPE_CHECKING:
+    from .indexing import IndexReport, Progress
 
 T = TypeVar("T")
 
@@ -120,6 +122,10 @@ class IndexKeeper:
         brief: bool = False,
     ) -> IndexReport:
         """One index run (``indexing.update_index``) on the open index."""
+        # An index run parses notes (YAML, Markdown): a search of a built index never
+        # needs that, so it loads here, not with the keeper.
+        from .indexing import update_index
+
         return update_index(
             self.db,
             self.root,

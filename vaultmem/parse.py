@@ -18,12 +18,12 @@ then split into plain-text paragraphs instead, with a warning.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import markdown_it_pyrs
-import yaml
 
 MAX_NESTING = 48
 _BLOCK_RULES: Any = [
@@ -185,9 +185,11 @@ def _frontmatter_end(lines: list[str]) -> int | None:
 def _load_frontmatter(yaml_lines: list[str], warnings: list[str]) -> dict[str, Any]:
     """The frontmatter as plain data, or ``{}`` with a warning when it is not a readable
     YAML mapping."""
+    import yaml  # loaded by ``_frontmatter_loader``, the first time frontmatter is read
+
     yaml_text = "\n".join(yaml_lines)
     try:
-        loaded = yaml.load(yaml_text, Loader=_FrontmatterLoader) if yaml_text.strip() else {}
+        loaded = yaml.load(yaml_text, Loader=_frontmatter_loader()) if yaml_text.strip() else {}
         plain = _plain(loaded, [0], 0)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -301,15 +303,25 @@ def _plain(value: Any, budget: list[int], depth: int) -> Any:
     return str(value)
 
 
-class _FrontmatterLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+@functools.cache
+def _frontmatter_loader() -> type[Any]:
     """PyYAML's safe (C) loader, with timestamps left as the strings a person typed:
-    ``date: 2026-02-30`` must not stop a note from being indexed."""
+    ``date: 2026-02-30`` must not stop a note from being indexed.
+
+    Built on first use: PyYAML takes longer to import than a whole search of a built index
+    runs, and only reading notes needs it (``docs/cli.md``, "Start-up time")."""
+    import yaml
+
+    class FrontmatterLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        pass
+
+    FrontmatterLoader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    return FrontmatterLoader
 
 
-_FrontmatterLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
 # A frontmatter deeper or bigger than this (an alias bomb, a self-referencing anchor) is
 # not data anyone typed: the note is indexed as text instead.
 _MAX_DEPTH = 32

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -105,6 +104,8 @@ def write_temp(path: Path, data: bytes) -> str:
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         mode = new_file_mode(path.parent)
+    import tempfile  # with shutil and random: only for a command that writes
+
     folder = temp_dir_for(str(path.parent))
     try:
         fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=folder)

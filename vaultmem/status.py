@@ -12,7 +12,6 @@ from .config import Config
 from .embeddings import numpy_or_notice
 from .files import scan_notes
 from .index import Index
-from .indexing import plan_changes
 from .retrieval import has_vectors
 from .state import STATE_DIR
 from .watchlock import daemon_pid
@@ -38,6 +37,8 @@ def vault_status(db: Index, root: Path, config: Config, notices: list[str]) -> S
     Raises:
         sqlite3.DatabaseError: the index is damaged (the caller rebuilds it).
     """
+    from .indexing import plan_changes  # an index run's module: a search does without it
+
     db.check()
     plan = plan_changes(list(scan_notes(root, config.index.exclude)), db.states(), racy_ns=0)
     stale = sorted({s.path for s in plan.to_read} | set(plan.to_delete))

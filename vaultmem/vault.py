@@ -27,14 +27,11 @@ from .config import Config, load_config
 from .errors import VaultmemError, VaultNotFoundError
 from .files import Excerpt, FileStat, excerpt, resolve_in_vault, scan_notes
 from .index import Index
-from .indexing import IndexReport, Progress
 from .keeper import IndexKeeper
-from .memory.remember import Remembered, remember
 from .retrieval import Filters, retrieve
 from .search import Hit
 from .state import STATE_DIR, secure_state_dir
 from .status import Status, vault_status
-from .template import InitReport, lay_down
 from .versioning import commit_quietly
 
 if TYPE_CHECKING:
@@ -43,10 +40,13 @@ if TYPE_CHECKING:
     from .agent.transcripts import CaptureReport
     from .embeddings.embed import EmbedReport
     from .history import Commit, History, LineVersion, RestoreResult
+    from .indexing import IndexReport, Progress
     from .memory.consolidate import Report as ConsolidationReport
+    from .memory.remember import Remembered
     from .memory.runs import Forgotten
     from .memory.validate import Problem
     from .sync import SyncResult
+    from .template import InitReport
 
 __all__ = ["ENV_VAR", "INDEX_FILE", "Forgotten", "Remembered", "Status", "Vault"]
 
@@ -55,12 +55,16 @@ ENV_VAR = "VAULTMEM_VAULT"
 
 
 def __getattr__(name: str) -> Any:
-    # ``Forgotten`` moved to ``memory/runs.py``, which loads the memory pipeline: imported
-    # from here, it loads only when asked for.
+    # ``Forgotten`` and ``Remembered`` live in the memory pipeline: imported from here,
+    # it loads only when asked for (a search or ``--version`` never needs it).
     if name == "Forgotten":
         from .memory.runs import Forgotten
 
         return Forgotten
+    if name == "Remembered":
+        from .memory.remember import Remembered
+
+        return Remembered
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -140,6 +144,7 @@ class Vault:
             GitError: git refused (see ``history.check_out_cloned_branch``).
         """
         from .history import commit_init  # gitpython: 40 ms, only here
+        from .template import lay_down
 
         report = lay_down(path, example=example)
         if example and "MEMORY.md" in report.created:
@@ -395,6 +400,8 @@ class Vault:
                 says why: a note that is a folder, not UTF-8 or a symlink, a full disk...
             VaultmemError: ``importance`` is outside 0..1.
         """
+        from .memory.remember import remember
+
         stored = remember(
             self.root,
             text,

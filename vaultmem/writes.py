@@ -27,7 +27,6 @@ a file, and what each one promises (``docs/guarantees.md``):
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
 import stat
@@ -352,6 +351,8 @@ _AT_FDCWD = -100
 def _renameat2() -> Callable[..., int] | None:
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # only for the first exchange of a process: a search never needs it
+
     try:
         function = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):  # an old C library
@@ -370,6 +371,8 @@ def _exchange(tmp: str, path: Path) -> bool:
     result = function(_AT_FDCWD, os.fsencode(tmp), _AT_FDCWD, os.fsencode(path), _RENAME_EXCHANGE)
     if result == 0:
         return True
+    import ctypes
+
     code = ctypes.get_errno()
     if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
         return False  # a file system that cannot exchange (NFS, some FUSE)

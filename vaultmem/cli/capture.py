@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from ..agent.formats import FORMATS
-from ..agent.transcripts import transcript_from_hook
 from .common import (
     HOOK_WAIT,
     FreeTextCommand,
@@ -67,6 +66,8 @@ def capture(
     if hook == (transcript is not None):
         raise click.UsageError("give a TRANSCRIPT, or --hook to read the hook's JSON on stdin")
     if hook:
+        from ..agent.transcripts import transcript_from_hook  # loads the memory pipeline
+
         data = read_stdin(wait=HOOK_WAIT).decode("utf-8", "replace")
         # The hook's session_id is the transcript's own; it is not forced on the lines, so
         # that a later `vaultmem capture FILE` of the same file gives the same block ids.

@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from ..files import shown_path
-from ..memory.remember import local_time
 from .common import (
     FreeTextCommand,
     cli,
@@ -34,6 +33,8 @@ def date_time(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         raise click.BadParameter(
             f"{value!r} is not a date-time like 2026-11-22T14:03 or a date like 2026-11-22"
         ) from None
+    from ..memory.remember import local_time  # the memory pipeline: only for remember
+
     local = local_time(when)
     if local is None:
         raise click.BadParameter(f"{value!r} is outside the years 1 to 9999 in this time zone")

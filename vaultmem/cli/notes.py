@@ -9,13 +9,12 @@ import threading
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..config import MAX_CONTEXT
 from ..files import shown_path
-from ..indexing import IndexReport
 from ..query import Query, highlight_spans, parse_query
 from ..search import MAX_LIMIT, Hit
 from ..vault import Vault
@@ -30,6 +29,9 @@ from .common import (
     utf8,
     vault_option,
 )
+
+if TYPE_CHECKING:
+    from ..indexing import IndexReport
 
 
 @cli.command(cls=FreeTextCommand)

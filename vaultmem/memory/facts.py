@@ -25,9 +25,12 @@ import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..parse import find_fields, find_tags
-from .extract import Metadata
+
+if TYPE_CHECKING:  # extract.py compiles the date and name rules: a search never needs them
+    from .extract import Metadata
 
 # A list item, with the optional parts vaultmem writes: time, **role**, a task box.
 _ITEM = re.compile(

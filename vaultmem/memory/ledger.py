@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import platform
 import re
-import socket
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -41,7 +41,9 @@ LOG_DIR = ".vaultmem/log"
 def device_name(configured: str = "") -> str:
     """This device's log name: the ``memory.device`` setting, ``$VAULTMEM_DEVICE``, or the
     host name, reduced to characters safe in a file name."""
-    name = configured or os.environ.get("VAULTMEM_DEVICE") or socket.gethostname() or "device"
+    # platform.node() is the host name (gethostname on POSIX), without socket's import
+    # (which builds enums of every address family: longer than a search takes).
+    name = configured or os.environ.get("VAULTMEM_DEVICE") or platform.node() or "device"
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-") or "device"
 
 

@@ -1,0 +1,112 @@
+"""The CLI starts fast: each command imports only what it needs.
+
+An agent runs ``vaultmem search`` and ``vaultmem context`` as processes, many times a
+session, so imports are most of what it waits for (``docs/cli.md``, "Start-up time").
+Each test runs a real command as a subprocess, with a driver that records ``sys.modules``
+when the process exits, and names the heavy modules that command must not load: the
+libraries (PyYAML, gitpython, watchdog, numpy, sqlite-utils, the MCP SDK), vaultmem's own
+slow-to-import parts (an index run, the memory pipeline's rule tables, git, the daemon)
+and the standard modules only a write needs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vaultmem import Vault
+
+# Runs the CLI as the console script does, and writes the names of every module loaded
+# by the time the process ends (an exit code from click included) to argv[1].
+DRIVER = """
+import atexit, json, sys
+out = sys.argv.pop(1)
+atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+from vaultmem.cli import cli
+cli()
+"""
+
+LIBRARIES = {"yaml", "git", "watchdog", "numpy", "sqlite_utils", "mcp", "pydantic"}
+INDEX_RUN = {"vaultmem.indexing", "multiprocessing", "concurrent.futures"}
+MEMORY_RULES = {
+    "vaultmem.memory.extract",
+    "vaultmem.memory.dates",
+    "vaultmem.memory.people",
+    "vaultmem.memory.slot_words",
+    "vaultmem.memory.consolidate",
+}
+WRITES = {"vaultmem.memory.remember", "vaultmem.memory.secrets", "tempfile", "ctypes"}
+OTHER_PARTS = {
+    "vaultmem.history",
+    "vaultmem.watch",
+    "vaultmem.sync",
+    "vaultmem.embeddings.semantic",
+    "vaultmem.agent.transcripts",
+    "vaultmem.agent.mcp",
+    "socket",
+}
+# What no command that only reads a built index (nor --version) may load.
+NOT_FOR_READS = LIBRARIES | INDEX_RUN | MEMORY_RULES | WRITES | OTHER_PARTS
+
+
+def loaded_modules(tmp_path: Path, *args: str, exit_code: int = 0) -> set[str]:
+    """Run ``vaultmem ARGS`` as a process; the modules it had loaded when it exited."""
+    out = tmp_path / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(out), *args], capture_output=True, text=True
+    )
+    assert done.returncode == exit_code, done.stderr
+    assert (done.stdout or done.stderr).strip(), "the command said nothing"
+    return set(json.loads(out.read_text()))
+
+
+@pytest.fixture
+def indexed(example_vault: Vault) -> str:
+    """The example vault (notes with frontmatter, facts, daily notes), indexed."""
+    return str(example_vault.root)
+
+
+def test_version_loads_no_vault_machinery(tmp_path: Path) -> None:
+    modules = loaded_modules(tmp_path, "--version")
+    assert modules & NOT_FOR_READS == set()
+
+
+@pytest.mark.parametrize(
+    ("args", "exit_code"),
+    [
+        (["search", "peanuts"], 0),
+        (["search", "peanuts", "--json"], 0),
+        (["search", "咖啡"], 0),
+        (["search", "no-such-word-anywhere"], 1),  # "no matches": exit 1
+    ],
+    ids=["search", "search-json", "search-cjk", "search-nothing-found"],
+)
+def test_keyword_search_loads_only_what_a_search_needs(
+    tmp_path: Path, indexed: str, args: list[str], exit_code: int
+) -> None:
+    modules = loaded_modules(tmp_path, *args, "--vault", indexed, exit_code=exit_code)
+    assert modules & NOT_FOR_READS == set()
+    assert "vaultmem.search" in modules  # the driver really searched
+
+
+def test_status_and_a_no_op_index_load_no_numpy_nor_sqlite_utils(
+    tmp_path: Path, indexed: str
+) -> None:
+    # Counting rows once went through sqlite-utils, which imports numpy when installed.
+    for command in ("status", "index"):
+        modules = loaded_modules(tmp_path, command, "--vault", indexed)
+        assert modules & (LIBRARIES | MEMORY_RULES | OTHER_PARTS) == set(), command
+
+
+def test_context_loads_no_memory_rules_nor_libraries(tmp_path: Path, indexed: str) -> None:
+    modules = loaded_modules(tmp_path, "context", "peanuts", "--vault", indexed)
+    assert modules & (LIBRARIES | INDEX_RUN | MEMORY_RULES | OTHER_PARTS) == set()
+
+
+def test_remember_loads_no_memory_rules_git_nor_daemon(tmp_path: Path, indexed: str) -> None:
+    modules = loaded_modules(tmp_path, "remember", "Alice likes green tea", "--vault", indexed)
+    assert modules & (MEMORY_RULES | OTHER_PARTS | {"git", "watchdog", "numpy", "mcp"}) == set()
