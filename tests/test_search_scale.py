@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-from vaultmem import Vault
+from vaultmem import Vault, ranking
 from vaultmem.ranking import EXACT_ROWS
+from vaultmem.results import candidates
+from vaultmem.search import MAX_LIMIT
 
 
 def fill(vault: Vault, days: int, start: int = 1, lines: int = 50) -> None:
@@ -128,3 +130,48 @@ def test_a_common_word_costs_the_same_in_a_vault_twice_as_big(busy: Vault) -> No
     exact_after = steps(busy, lambda: busy.search("deploy step", limit=EXACT_ROWS * 10))
     assert after < before * 1.3
     assert exact_after > after * 2  # what ranking every row would have cost
+
+
+# The candidates ranked for 10 hits (more are asked than shown: one memory's hits collapse).
+POOL = ranking.pool_size(candidates(10, MAX_LIMIT))
+
+
+def scored_rows(vault: Vault, query: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
+    """How many candidate rows a keyword search for 10 hits scores in Python, and its hits."""
+    seen: list[int] = []
+    real_rows = ranking._rows
+
+    def counting(conn: sqlite3.Connection, ids: list[int]) -> list[ranking.Row]:
+        seen.append(len(ids))
+        return real_rows(conn, ids)
+
+    monkeypatch.setattr(ranking, "_rows", counting)
+    hits = matched(vault, query, limit=10, mode="keyword")
+    return sum(seen), hits
+
+
+def test_rows_holding_every_word_stop_the_gathering(
+    busy: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "release" and "notes" are each in 2,200 lines, together in 1,100: the newest lines
+    # holding both fill the pool, so lines holding one of them are never read.
+    kinds = ("release notes", "release", "notes")
+    body = "".join(f"- {kinds[n % 3]} batch {n}\n" for n in range(3300))
+    write(busy.root, "topics/log.md", f"# Log\n\n{body}")
+    busy.index()
+    count, hits = scored_rows(busy, "release notes", monkeypatch)
+    assert count <= 2 * POOL
+    assert len(hits) == 10 and all("release notes" in h for h in hits)
+
+
+def test_a_rare_chinese_run_of_common_bigrams_reads_only_its_own_lines(
+    busy: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 版本 and 控制 are common, 版本控制 is not: its 500 lines fill the pool by themselves.
+    lines = ["版本发布"] * 2100 + ["质量控制"] * 2100 + ["版本控制"] * 500
+    body = "".join(f"- {text} 第{n}条\n" for n, text in enumerate(lines))
+    write(busy.root, "topics/记录.md", f"# 记录\n\n{body}")
+    busy.index()
+    count, hits = scored_rows(busy, "版本控制", monkeypatch)
+    assert count <= POOL
+    assert len(hits) == 10 and all("版本控制" in h for h in hits)

@@ -10,12 +10,14 @@ counted, up to a cap (``EXACT_ROWS``, a fraction of a millisecond).
 - **Every unit is rare** (matches at most the cap): the exact path. FTS5's bm25 over every
   matching row picks the ``pool`` best, and chunks holding more of the query's units come
   first, bm25 within the same count (``Query.coverage``). Small vaults always take it.
-- **Some units are common**: the bounded path. Candidates are: the rare units' best rows by
-  FTS5's bm25 (over the rare phrases only), every row that holds a rare unit *and* a common
-  one (bounded by the rare units' rows), and the newest ``window`` rows of each common unit
-  and of all common units together (a memory's newest lines are its likeliest answers).
-  Every candidate is scored in Python: coverage first, then a bm25 computed on its text,
-  with the common units' row counts estimated from how far back their newest matches go.
+- **Some units are common**: the bounded path. Candidates are gathered in the order
+  coverage ranks them, and the gathering stops once the pool is full: rows holding every
+  unit that counts (by FTS5's bm25 when those units are rare, all of them when a rare unit
+  bounds them, the newest ``window`` when all are common); then the rare units' best rows
+  by bm25 and the rows holding a rare unit and a common one; then the newest ``window``
+  rows of each common unit (a memory's newest lines are its likeliest answers). Every
+  candidate is scored in Python: coverage first, then a bm25 computed on its text, with
+  the common units' row counts estimated from how far back their newest matches go.
 
 So a search reads at most a few thousand rows whatever the vault's size. A caller asking for
 more hits than the cap (``--limit 100000``) raises the cap with it: everything is ranked.
@@ -111,18 +113,38 @@ def _bounded(
     filters = "".join(f" AND {w}" for w in where)
     ids: dict[int, None] = {}  # candidates, in a stable order
 
-    def gather(match: str, order: str, limit: int) -> None:
+    def gather(match: str, order: str, limit: int) -> int:
         sql = f"SELECT c.id FROM {_FROM} WHERE chunks_fts MATCH ?{filters} {order} LIMIT ?"
-        ids.update(dict.fromkeys(r[0] for r in conn.execute(sql, [match, *params, limit])))
+        found = [r[0] for r in conn.execute(sql, [match, *params, limit])]
+        ids.update(dict.fromkeys(found))
+        return len(found)
 
     window = pool * 2
-    if rare:
+    # First the rows holding every unit that counts (the most coverage any row can have):
+    # when they fill the pool, rows holding part of the query can only rank below them.
+    counting = [u for u in query.units if u.counts and u in probes]
+    whole = " AND ".join(f"({u.fts})" for u in counting)
+    if not counting:
+        found = 0
+    elif not any(probes[u].common for u in counting):
+        # Only units that give partial credit (a CJK run's bigrams) are common: FTS5's
+        # bm25 over the counting units alone is bounded by their rows.
+        found = gather(whole, f"ORDER BY bm25(chunks_fts, {WEIGHTS})", pool)
+    elif any(not probes[u].common for u in counting):
+        found = gather(whole, "", math.ceil(min(probes[u].rows for u in counting)))
+    else:
+        found = gather(whole, "ORDER BY chunks_fts.rowid DESC", window)
+    if found < pool and rare:
+        # Then rows holding part of the query, rare units first (their idf ranks them
+        # above rows holding common units only), ...
         gather(_any(rare), f"ORDER BY bm25(chunks_fts, {WEIGHTS})", pool)
-        rare_rows = sum(probes[u].rows for u in rare)
-        gather(f"({_any(rare)}) AND ({_any(common)})", "", math.ceil(rare_rows))
-    if len(common) > 1:
-        gather(" AND ".join(f"({u.fts})" for u in common), "ORDER BY chunks_fts.rowid DESC", window)
+        if len(rare) + len(common) > 2 or not all(u.counts for u in (*rare, *common)):
+            rare_rows = sum(probes[u].rows for u in rare)
+            gather(f"({_any(rare)}) AND ({_any(common)})", "", math.ceil(rare_rows))
     for unit in common:
+        # ... and the newest rows of each common unit while the pool is not full.
+        if len(ids) >= pool:
+            break
         gather(unit.fts, "ORDER BY chunks_fts.rowid DESC", window)
     rows = _rows(conn, list(ids))
     return _scored(query, rows, probes, span)

@@ -1,0 +1,119 @@
+"""Keyword search latency in-process, on a vault made by ``../shared/bench/gen_vault.py``.
+
+    python ../shared/bench/gen_vault.py /tmp/v100k --notes 100000 --seed 7
+    vaultmem init /tmp/v100k && vaultmem index --vault /tmp/v100k
+    python bench/search_bench.py /tmp/v100k --queries 100 --runs 3 [--recall]
+
+Samples ``--queries`` queries (seed ``--seed``) from the vault's ``queries.txt``, every kind
+alike (rare and common English words, English phrases, two- and four-character Chinese
+runs), runs the whole sample once to warm the page cache, then ``--runs`` more times, and
+takes each query's median. Prints p50/p95/max over the queries, p50 per kind, the slowest
+queries, and the search process's peak RSS. Searches ask for 10 hits, as an agent does.
+
+``--recall`` also checks that nothing is missed: every chunk holding a Chinese query as a
+substring, and every note holding an English query word, must be among the hits at a limit
+of 1,000,000, against a plain scan of the chunks (a slow pass: it reads every chunk).
+CLI start-up is ``cli_bench.py``'s; hybrid search is ``hybrid_bench.py``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import resource
+import statistics
+import time
+from pathlib import Path
+
+from vaultmem import Vault
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def read_queries(root: Path) -> list[tuple[str, str]]:
+    lines = (root / "queries.txt").read_text(encoding="utf-8").splitlines()
+    return [(q, kind) for q, kind in (line.split("\t", 1) for line in lines if "\t" in line)]
+
+
+def worst_recall(vault: Vault, queries: list[tuple[str, str]]) -> dict[str, float]:
+    """The worst recall of each query kind against a plain scan of every chunk."""
+    found: dict[str, list[float]] = {}
+    for query, kind in queries:
+        if kind.startswith("zh"):
+            rows = vault.db.conn.execute(
+                "SELECT path, chunk_id FROM chunks WHERE searched AND instr(text, ?)",
+                (query,),
+            ).fetchall()
+            truth = {(p, c) for p, c in rows}
+            got = {(h.path, h.chunk_id) for h in vault.search(query, limit=1_000_000)}
+        elif kind == "en-word":
+            word = re.compile(rf"(?<![^\W_]){re.escape(query)}(?![^\W_])", re.I)
+            rows = vault.db.conn.execute(
+                "SELECT path, text FROM chunks WHERE searched AND text LIKE ?", (f"%{query}%",)
+            ).fetchall()
+            truth = {p for p, t in rows if word.search(t)}
+            got = {h.path for h in vault.search(query, limit=1_000_000)}
+        else:
+            continue
+        found.setdefault(kind, []).append(len(truth & got) / len(truth) if truth else 1.0)
+    return {kind: min(values) for kind, values in found.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("vault", type=Path)
+    ap.add_argument("--queries", type=int, default=100, help="queries sampled from queries.txt")
+    ap.add_argument("--runs", type=int, default=3, help="timed runs of the sample")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--recall", action="store_true", help="check recall against a scan")
+    args = ap.parse_args()
+    root: Path = args.vault
+    every = read_queries(root)
+    sample = random.Random(args.seed).sample(every, min(args.queries, len(every)))
+
+    vault = Vault(root)
+    chunks = vault.db.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    notes = vault.db.conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    print(f"vault: {root}, {notes} notes, {chunks} chunks; {len(sample)} queries sampled")
+
+    timings: dict[tuple[str, str], list[float]] = {q: [] for q in sample}
+    for run in range(args.runs + 1):
+        for query, kind in sample:
+            started = time.perf_counter()
+            vault.search(query, limit=10, mode="keyword", track=False)
+            if run:  # the first pass warms the page cache
+                timings[(query, kind)].append(time.perf_counter() - started)
+    medians = {q: statistics.median(ts) * 1000 for q, ts in timings.items()}
+    values = list(medians.values())
+    print(
+        f"search in-process: p50 {percentile(values, 0.5):.1f} ms, "
+        f"p95 {percentile(values, 0.95):.1f} ms, max {max(values):.1f} ms "
+        f"(median of {args.runs} runs per query)"
+    )
+    kinds = sorted({kind for _, kind in sample})
+    print(
+        "p50 by kind: "
+        + ", ".join(
+            f"{kind} {statistics.median(v for (_, k), v in medians.items() if k == kind):.1f} ms"
+            for kind in kinds
+        )
+    )
+    slowest = sorted(medians.items(), key=lambda item: -item[1])[:5]
+    print("slowest: " + ", ".join(f"{q!r} ({k}) {ms:.0f} ms" for (q, k), ms in slowest))
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of this process: {peak_mb:.0f} MB")
+    if args.recall:
+        worst = worst_recall(vault, every)
+        print(
+            "recall against a plain scan (worst query of each kind): "
+            + ", ".join(f"{kind} {value:.3f}" for kind, value in sorted(worst.items()))
+        )
+    vault.close()
+
+
+if __name__ == "__main__":
+    main()
