@@ -13,8 +13,8 @@ counted, up to a cap (``EXACT_ROWS``, a fraction of a millisecond).
 - **Some units are common**: the bounded path. Candidates are gathered in the order
   coverage ranks them, and the gathering stops once the pool is full: rows holding every
   unit that counts (by FTS5's bm25 when those units are rare, all of them when a rare unit
-  bounds them, the newest ``window`` when all are common); then the rare units' best rows
-  by bm25 and the rows holding a rare unit and a common one; then the newest ``window``
+  bounds them, the newest ``pool`` when all are common); then the rare units' best rows
+  by bm25 and the rows holding a rare unit and a common one; then the newest ``pool``
   rows of each common unit (a memory's newest lines are its likeliest answers). Every
   candidate is scored in Python: coverage first, then a bm25 computed on its text, with
   the common units' row counts estimated from how far back their newest matches go.
@@ -119,7 +119,6 @@ def _bounded(
         ids.update(dict.fromkeys(found))
         return len(found)
 
-    window = pool * 2
     # First the rows holding every unit that counts (the most coverage any row can have):
     # when they fill the pool, rows holding part of the query can only rank below them.
     counting = [u for u in query.units if u.counts and u in probes]
@@ -133,7 +132,7 @@ def _bounded(
     elif any(not probes[u].common for u in counting):
         found = gather(whole, "", math.ceil(min(probes[u].rows for u in counting)))
     else:
-        found = gather(whole, "ORDER BY chunks_fts.rowid DESC", window)
+        found = gather(whole, "ORDER BY chunks_fts.rowid DESC", pool)
     if found < pool and rare:
         # Then rows holding part of the query, rare units first (their idf ranks them
         # above rows holding common units only), ...
@@ -145,7 +144,7 @@ def _bounded(
         # ... and the newest rows of each common unit while the pool is not full.
         if len(ids) >= pool:
             break
-        gather(unit.fts, "ORDER BY chunks_fts.rowid DESC", window)
+        gather(unit.fts, "ORDER BY chunks_fts.rowid DESC", pool)
     rows = _rows(conn, list(ids))
     return _scored(query, rows, probes, span)
 

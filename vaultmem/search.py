@@ -247,8 +247,10 @@ def _attach_tags(conn: sqlite3.Connection, hits: list[Hit], ids: list[int]) -> N
     paths = sorted({h.path for h in hits})
     by_path: dict[str, list[str]] = {}
     path_marks = ",".join("?" * len(paths))
+    # "+chunk": without statistics SQLite would pick the index on chunk for "IS NULL" and
+    # walk every front-matter tag of the vault (8 ms at 100,000 notes) instead of the paths'.
     for path, tag in conn.execute(
-        f"SELECT path, tag FROM tags WHERE chunk IS NULL AND path IN ({path_marks})", paths
+        f"SELECT path, tag FROM tags WHERE +chunk IS NULL AND path IN ({path_marks})", paths
     ):
         by_path.setdefault(path, []).append(tag)
     for hit, chunk_id in zip(hits, ids, strict=True):
