@@ -54,6 +54,11 @@ class Unit:
     counts: bool = True  # whether it adds to a chunk's coverage
     all_of: tuple[Unit, ...] = ()  # a quoted phrase mixing scripts: every part must be there
     run: str | None = None  # an unquoted CJK run, credited for the part of it a chunk holds
+    # A word asked as a prefix of its stem ("users" -> "user"*): the word as typed or as
+    # its stem, whole (``"users" OR "user"``). FTS5
+    # merges the rows of every term a prefix covers before it returns one, so a common
+    # prefix costs as much as all its rows; the typed word alone is cheap (``ranking``).
+    exact: str | None = None
 
     def credit(self, lowered: str) -> float:
         """How much of this unit a chunk holds: 1 for a word, phrase or prefix it holds;
@@ -157,12 +162,13 @@ def _word_unit(word: str) -> Unit:
     stem = _stem(word)
     if len(stem) < 3 or (len(stem) == 3 and stem == word):
         return Unit(f'{{body heading name}} : "{word}"', pattern=_word_pattern([word]))
-    return _prefix_unit(stem)
+    forms = f'"{word}"' if stem == word else f'("{word}" OR "{stem}")'
+    return _prefix_unit(stem, exact=f"{{body heading name}} : {forms}")
 
 
-def _prefix_unit(prefix: str) -> Unit:
+def _prefix_unit(prefix: str, exact: str | None = None) -> Unit:
     pattern = re.compile(_starting_a_word(prefix))
-    return Unit(f'{{body heading name}} : "{prefix}"*', pattern=pattern)
+    return Unit(f'{{body heading name}} : "{prefix}"*', pattern=pattern, exact=exact)
 
 
 def _cjk_units(run: str, split: bool) -> list[Unit]:
