@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..config import MAX_CONTEXT
-from ..files import shown_path
+from ..errors import shown_path
 from ..query import Query, highlight_spans, parse_query
 from ..search import MAX_LIMIT, Hit
 from ..vault import Vault
