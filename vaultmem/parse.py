@@ -96,8 +96,7 @@ _CLOSING_HASHES = re.compile(r"(?:^|\s+)#+\s*$")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.M)
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """One structural block: its kind, 1-based inclusive line range, heading path, raw text."""
 
     kind: str
