@@ -13,6 +13,9 @@ machine slows all of them alike and the ratios stay fair. Byte-compiled files ar
 each comes first. The word searched for is the first of the vault's ``queries.txt`` (rare:
 few hits, so the figure is start-up); ``--word the`` shows a costly query instead. With
 ``--imports``, prints the slowest imports of each command (``python -X importtime``).
+With ``--baseline DIR`` (a checkout of an older commit, e.g. ``git worktree add --detach
+/tmp/old COMMIT``), that checkout's ``--version`` and search take turns with the others,
+run as ``python -c`` with ``PYTHONPATH=DIR`` (the same interpreter and libraries).
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ def environment() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc files
     return env
+
+
+CLI = "import sys; from vaultmem.cli import cli; sys.exit(cli())"
 
 
 def run_once(argv: list[str], env: dict[str, str]) -> float:
@@ -84,23 +90,31 @@ def main() -> None:
         "--word", help="the keyword searched for (default: the first of the vault's queries.txt)"
     )
     parser.add_argument("--imports", action="store_true", help="show the slowest imports")
+    parser.add_argument(
+        "--baseline", type=Path, help="a checkout of another commit to run in turns with this one"
+    )
     args = parser.parse_args()
     if (args.vault / ".vaultmem" / "vectors.db").exists():
         sys.exit("the vault has vectors: search would be hybrid; use a vault without them")
     word = args.word or first_query(args.vault)
     env = environment()
     exe = vaultmem_exe()
+    search = ["search", word, "--vault", str(args.vault)]
     commands = {
-        "bare python": [sys.executable, "-c", BARE],
-        "vaultmem --version": [exe, "--version"],
-        f"vaultmem search {word}": [exe, "search", word, "--vault", str(args.vault)],
+        "bare python": ([sys.executable, "-c", BARE], env),
+        "vaultmem --version": ([exe, "--version"], env),
+        f"vaultmem search {word}": ([exe, *search], env),
     }
+    if args.baseline:
+        old = {**env, "PYTHONPATH": str(args.baseline.resolve())}
+        commands["baseline --version"] = ([sys.executable, "-c", CLI, "--version"], old)
+        commands[f"baseline search {word}"] = ([sys.executable, "-c", CLI, *search], old)
     times: dict[str, list[float]] = {name: [] for name in commands}
-    for argv in commands.values():
-        run_once(argv, env)  # warm-up: writes .pyc files, fills the page cache
+    for argv, command_env in commands.values():
+        run_once(argv, command_env)  # warm-up: writes .pyc files, fills the page cache
     for _ in range(args.runs):
-        for name, argv in commands.items():
-            times[name].append(run_once(argv, env))
+        for name, (argv, command_env) in commands.items():
+            times[name].append(run_once(argv, command_env))
     bare = statistics.median(times["bare python"])
     print(f"{args.runs} runs each, taking turns; vault {args.vault}")
     for name, values in times.items():
@@ -111,7 +125,7 @@ def main() -> None:
         )
     if args.imports:
         module = [sys.executable, "-c", "from vaultmem.cli import cli; cli()"]
-        for name, argv in list(commands.items())[1:]:
+        for name, (argv, _) in list(commands.items())[1:3]:
             print(f"\nslowest imports of {name} (cumulative, one run):")
             print("\n".join(slowest_imports([*module[1:], *argv[1:]], env)))
 
