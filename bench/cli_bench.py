@@ -15,7 +15,8 @@ few hits, so the figure is start-up); ``--word the`` shows a costly query instea
 ``--imports``, prints the slowest imports of each command (``python -X importtime``).
 With ``--baseline DIR`` (a checkout of an older commit, e.g. ``git worktree add --detach
 /tmp/old COMMIT``), that checkout's ``--version`` and search take turns with the others,
-run as ``python -c`` with ``PYTHONPATH=DIR`` (the same interpreter and libraries).
+run as ``python -P -c`` with ``PYTHONPATH=DIR`` (the same interpreter and libraries; ``-P``:
+not the current folder's ``vaultmem/`` instead).
 """
 
 from __future__ import annotations
@@ -107,8 +108,9 @@ def main() -> None:
     }
     if args.baseline:
         old = {**env, "PYTHONPATH": str(args.baseline.resolve())}
-        commands["baseline --version"] = ([sys.executable, "-c", CLI, "--version"], old)
-        commands[f"baseline search {word}"] = ([sys.executable, "-c", CLI, *search], old)
+        baseline = [sys.executable, "-P", "-c", CLI]
+        commands["baseline --version"] = ([*baseline, "--version"], old)
+        commands[f"baseline search {word}"] = ([*baseline, *search], old)
     times: dict[str, list[float]] = {name: [] for name in commands}
     for argv, command_env in commands.values():
         run_once(argv, command_env)  # warm-up: writes .pyc files, fills the page cache
