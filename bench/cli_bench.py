@@ -7,16 +7,18 @@
 Prints the median and p95 wall time over ``--runs`` runs of each of: a bare
 ``python -c "import sqlite3, json"`` (the floor every Python CLI pays), ``vaultmem
 --version``, and keyword ``vaultmem search WORD --vault VAULT``, and each one's ratio to
-the bare start-up. The commands take turns, run after run, so a busy neighbour on the
-machine slows all of them alike and the ratios stay fair. Byte-compiled files are allowed
-(``PYTHONDONTWRITEBYTECODE`` is dropped), as in an installed package; one warm-up run of
-each comes first. The word searched for is the first of the vault's ``queries.txt`` (rare:
-few hits, so the figure is start-up); ``--word the`` shows a costly query instead. With
-``--imports``, prints the slowest imports of each command (``python -X importtime``).
-With ``--baseline DIR`` (a checkout of an older commit, e.g. ``git worktree add --detach
-/tmp/old COMMIT``), that checkout's ``--version`` and search take turns with the others,
-run as ``python -P -c`` with ``PYTHONPATH=DIR`` (the same interpreter and libraries; ``-P``:
-not the current folder's ``vaultmem/`` instead).
+the bare start-up; also the median CPU time (user + system) and its ratio, which a busy
+neighbour disturbs far less than the wall time. The commands take turns, run after run,
+so a busy neighbour on the machine slows all of them alike and the ratios stay fair.
+Byte-compiled files are allowed (``PYTHONDONTWRITEBYTECODE`` is dropped), as in an
+installed package; one warm-up run of each comes first. The word searched for is the
+first of the vault's ``queries.txt`` (rare: few hits, so the figure is start-up);
+``--word the`` shows a costly query instead. With ``--imports``, prints the slowest
+imports of each command (``python -X importtime``). With ``--baseline DIR`` (a checkout
+of an older commit, e.g. ``git worktree add --detach /tmp/old COMMIT``), that checkout's
+``--version`` and search take turns with the others, run as ``python -P -c`` with
+``PYTHONPATH=DIR`` (the same interpreter and libraries; ``-P``: not the current folder's
+``vaultmem/`` instead).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -48,10 +51,14 @@ def environment() -> dict[str, str]:
 CLI = "import sys; from vaultmem.cli import cli; sys.exit(cli())"
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> float:
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one run of ``argv``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(argv, check=True, capture_output=True, env=env)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def p95(values: list[float]) -> float:
@@ -112,18 +119,23 @@ def main() -> None:
         commands["baseline --version"] = ([*baseline, "--version"], old)
         commands[f"baseline search {word}"] = ([*baseline, *search], old)
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     for argv, command_env in commands.values():
         run_once(argv, command_env)  # warm-up: writes .pyc files, fills the page cache
     for _ in range(args.runs):
         for name, (argv, command_env) in commands.items():
-            times[name].append(run_once(argv, command_env))
+            wall, used = run_once(argv, command_env)
+            times[name].append(wall)
+            cpu[name].append(used)
     bare = statistics.median(times["bare python"])
+    bare_cpu = statistics.median(cpu["bare python"])
     print(f"{args.runs} runs each, taking turns; vault {args.vault}")
     for name, values in times.items():
-        median = statistics.median(values)
+        median, median_cpu = statistics.median(values), statistics.median(cpu[name])
         print(
             f"{name:32} p50 {median * 1000:6.1f} ms  p95 {p95(values) * 1000:6.1f} ms  "
-            f"{median / bare:4.2f}x bare"
+            f"{median / bare:4.2f}x bare  (CPU p50 {median_cpu * 1000:6.1f} ms, "
+            f"{median_cpu / bare_cpu:4.2f}x)"
         )
     if args.imports:
         module = [sys.executable, "-c", "from vaultmem.cli import cli; cli()"]
