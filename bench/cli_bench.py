@@ -7,12 +7,18 @@
 Prints the median and p95 wall time over ``--runs`` runs of each of: a bare
 ``python -c "import sqlite3, json"`` (the floor every Python CLI pays), ``vaultmem
 --version``, and keyword ``vaultmem search WORD --vault VAULT``, and each one's ratio to
-the bare start-up. The commands take turns, run after run, so a busy neighbour on the
-machine slows all of them alike and the ratios stay fair. Byte-compiled files are allowed
-(``PYTHONDONTWRITEBYTECODE`` is dropped), as in an installed package; one warm-up run of
-each comes first. The word searched for is the first of the vault's ``queries.txt`` (rare:
-few hits, so the figure is start-up); ``--word the`` shows a costly query instead. With
-``--imports``, prints the slowest imports of each command (``python -X importtime``).
+the bare start-up; also the median CPU time (user + system) and its ratio, which a busy
+neighbour disturbs far less than the wall time. The commands take turns, run after run,
+so a busy neighbour on the machine slows all of them alike and the ratios stay fair.
+Byte-compiled files are allowed (``PYTHONDONTWRITEBYTECODE`` is dropped), as in an
+installed package; one warm-up run of each comes first. The word searched for is the
+first of the vault's ``queries.txt`` (rare: few hits, so the figure is start-up);
+``--word the`` shows a costly query instead. With ``--imports``, prints the slowest
+imports of each command (``python -X importtime``). With ``--baseline DIR`` (a checkout
+of an older commit, e.g. ``git worktree add --detach /tmp/old COMMIT``), that checkout's
+``--version`` and search take turns with the others, run as ``python -P -c`` with
+``PYTHONPATH=DIR`` (the same interpreter and libraries; ``-P``: not the current folder's
+``vaultmem/`` instead).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -41,10 +48,17 @@ def environment() -> dict[str, str]:
     return env
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> float:
+CLI = "import sys; from vaultmem.cli import cli; sys.exit(cli())"
+
+
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one run of ``argv``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(argv, check=True, capture_output=True, env=env)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def p95(values: list[float]) -> float:
@@ -84,34 +98,48 @@ def main() -> None:
         "--word", help="the keyword searched for (default: the first of the vault's queries.txt)"
     )
     parser.add_argument("--imports", action="store_true", help="show the slowest imports")
+    parser.add_argument(
+        "--baseline", type=Path, help="a checkout of another commit to run in turns with this one"
+    )
     args = parser.parse_args()
     if (args.vault / ".vaultmem" / "vectors.db").exists():
         sys.exit("the vault has vectors: search would be hybrid; use a vault without them")
     word = args.word or first_query(args.vault)
     env = environment()
     exe = vaultmem_exe()
+    search = ["search", word, "--vault", str(args.vault)]
     commands = {
-        "bare python": [sys.executable, "-c", BARE],
-        "vaultmem --version": [exe, "--version"],
-        f"vaultmem search {word}": [exe, "search", word, "--vault", str(args.vault)],
+        "bare python": ([sys.executable, "-c", BARE], env),
+        "vaultmem --version": ([exe, "--version"], env),
+        f"vaultmem search {word}": ([exe, *search], env),
     }
+    if args.baseline:
+        old = {**env, "PYTHONPATH": str(args.baseline.resolve())}
+        baseline = [sys.executable, "-P", "-c", CLI]
+        commands["baseline --version"] = ([*baseline, "--version"], old)
+        commands[f"baseline search {word}"] = ([*baseline, *search], old)
     times: dict[str, list[float]] = {name: [] for name in commands}
-    for argv in commands.values():
-        run_once(argv, env)  # warm-up: writes .pyc files, fills the page cache
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    for argv, command_env in commands.values():
+        run_once(argv, command_env)  # warm-up: writes .pyc files, fills the page cache
     for _ in range(args.runs):
-        for name, argv in commands.items():
-            times[name].append(run_once(argv, env))
+        for name, (argv, command_env) in commands.items():
+            wall, used = run_once(argv, command_env)
+            times[name].append(wall)
+            cpu[name].append(used)
     bare = statistics.median(times["bare python"])
+    bare_cpu = statistics.median(cpu["bare python"])
     print(f"{args.runs} runs each, taking turns; vault {args.vault}")
     for name, values in times.items():
-        median = statistics.median(values)
+        median, median_cpu = statistics.median(values), statistics.median(cpu[name])
         print(
             f"{name:32} p50 {median * 1000:6.1f} ms  p95 {p95(values) * 1000:6.1f} ms  "
-            f"{median / bare:4.2f}x bare"
+            f"{median / bare:4.2f}x bare  (CPU p50 {median_cpu * 1000:6.1f} ms, "
+            f"{median_cpu / bare_cpu:4.2f}x)"
         )
     if args.imports:
         module = [sys.executable, "-c", "from vaultmem.cli import cli; cli()"]
-        for name, argv in list(commands.items())[1:]:
+        for name, (argv, _) in list(commands.items())[1:3]:
             print(f"\nslowest imports of {name} (cumulative, one run):")
             print("\n".join(slowest_imports([*module[1:], *argv[1:]], env)))
 

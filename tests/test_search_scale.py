@@ -106,8 +106,9 @@ def test_a_large_limit_ranks_every_match(busy: Vault) -> None:
     assert len(hits) > EXACT_ROWS  # nothing is cut at the cap when more is asked
 
 
-def steps(vault: Vault, run: Callable[[], object]) -> int:
-    """SQLite virtual-machine steps a call takes: the work, counted, not timed."""
+def steps(vault: Vault, run: Callable[[], object], every: int = 100) -> int:
+    """SQLite virtual-machine steps a call takes (in units of ``every``): the work,
+    counted, not timed."""
     counter = [0]
 
     def tick() -> int:
@@ -115,7 +116,7 @@ def steps(vault: Vault, run: Callable[[], object]) -> int:
         return 0
 
     conn: sqlite3.Connection = vault.db.conn
-    conn.set_progress_handler(tick, 100)
+    conn.set_progress_handler(tick, every)
     try:
         run()
     finally:
@@ -199,3 +200,24 @@ def test_a_rare_word_asked_as_a_prefix_still_finds_its_other_forms(busy: Vault) 
     hits = matched(busy, "zebras", limit=10)
     assert "- two zebras crossed at noon" in hits
     assert "- zebra crossings are striped" in hits
+
+
+def test_the_hits_front_matter_tags_cost_the_same_among_many_tagged_notes(
+    tmp_path: Path,
+) -> None:
+    # Front matter tags have no chunk; SQLite once looked the hits' up among every tagged
+    # note of the vault ("chunk IS NULL") instead of by the hits' paths.
+    Vault.init(tmp_path / "v")
+    with Vault(tmp_path / "v") as vault:
+        for name in ("zebra", "okapi"):
+            write(vault.root, f"topics/{name}.md", f"---\ntags: [{name}-tag]\n---\n# Z\n\nzebra\n")
+        vault.index()
+        before = steps(vault, lambda: vault.search("zebra"), every=1)
+        for n in range(400):
+            tags = ", ".join(f"t{n}x{k}" for k in range(5))
+            write(vault.root, f"topics/other-{n}.md", f"---\ntags: [{tags}]\n---\n# O\n\nhorse\n")
+        vault.index()
+        hits = vault.search("zebra")
+        after = steps(vault, lambda: vault.search("zebra"), every=1)
+    assert sorted(tag for hit in hits for tag in hit.tags) == ["okapi-tag", "zebra-tag"]
+    assert after < before * 1.3

@@ -51,6 +51,31 @@ OTHER_PARTS = {
 }
 # What no command that only reads a built index (nor --version) may load.
 NOT_FOR_READS = LIBRARIES | INDEX_RUN | MEMORY_RULES | WRITES | OTHER_PARTS
+# The modules of the commands a search is not (the group imports a command's module when
+# it runs), and what only they import.
+OTHER_COMMANDS = {
+    "vaultmem.cli.agent",
+    "vaultmem.cli.capture",
+    "vaultmem.cli.embed",
+    "vaultmem.cli.git",
+    "vaultmem.cli.hooks",
+    "vaultmem.cli.mcp",
+    "vaultmem.cli.memory",
+    "vaultmem.context",
+    "vaultmem.agent.hooks",
+    "vaultmem.agent.formats",
+}
+# What a keyword search of a built index does without: reading and parsing notes, making
+# ids (hashlib loads OpenSSL), writing rows, ``vaultmem status``, git.
+NOT_FOR_SEARCH = {
+    "vaultmem.files",
+    "vaultmem.chunk",
+    "vaultmem.index_write",
+    "vaultmem.status",
+    "vaultmem.versioning",
+    "markdown_it_pyrs",
+    "hashlib",
+}
 
 
 def loaded_modules(tmp_path: Path, *args: str, exit_code: int = 0) -> set[str]:
@@ -73,6 +98,9 @@ def indexed(example_vault: Vault) -> str:
 def test_version_loads_no_vault_machinery(tmp_path: Path) -> None:
     modules = loaded_modules(tmp_path, "--version")
     assert modules & NOT_FOR_READS == set()
+    # Not even the vault or a command: ``import vaultmem`` loads ``Vault`` when asked.
+    loaded = {m for m in modules if m.startswith("vaultmem.")}
+    assert loaded <= {"vaultmem.errors", "vaultmem.agent", "vaultmem.cli", "vaultmem.cli.common"}
 
 
 @pytest.mark.parametrize(
@@ -90,7 +118,65 @@ def test_keyword_search_loads_only_what_a_search_needs(
 ) -> None:
     modules = loaded_modules(tmp_path, *args, "--vault", indexed, exit_code=exit_code)
     assert modules & NOT_FOR_READS == set()
+    assert modules & OTHER_COMMANDS == set()
+    assert modules & NOT_FOR_SEARCH == set()
     assert "vaultmem.search" in modules  # the driver really searched
+
+
+# Runs a search and writes the frozen dataclasses of vaultmem that the process defined.
+FROZEN_DRIVER = """
+import atexit, dataclasses, json, sys
+out = sys.argv.pop(1)
+
+def frozen():
+    return sorted(
+        f"{name}.{cls.__qualname__}"
+        for name, module in list(sys.modules.items()) if name.startswith("vaultmem")
+        for cls in vars(module).values()
+        if isinstance(cls, type) and cls.__module__ == name and dataclasses.is_dataclass(cls)
+        and cls.__dataclass_params__.frozen
+    )
+
+atexit.register(lambda: open(out, "w").write(json.dumps(frozen())))
+from vaultmem.cli import cli
+cli()
+"""
+
+
+def test_a_search_defines_no_frozen_dataclass_but_config(tmp_path: Path, indexed: str) -> None:
+    # Defining a frozen dataclass costs about 1 ms on a 2-core machine (its methods are
+    # compiled from source), a NamedTuple a fifth of that: every process pays it, so the
+    # immutable records a search loads are NamedTuples. ``Config`` has a field named
+    # ``index``, which a tuple's ``index`` method would shadow.
+    out = tmp_path / "frozen.json"
+    done = subprocess.run(
+        [sys.executable, "-c", FROZEN_DRIVER, str(out), "search", "peanuts", "--vault", indexed],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text()) == ["vaultmem.config.Config"]
+
+
+def test_each_command_is_defined_by_the_module_the_group_imports_for_it() -> None:
+    # The group imports a command's module by the table; a command missing from it, or
+    # listed under another module, would not be found (or only after --help).
+    from vaultmem.cli import cli
+    from vaultmem.cli.common import COMMAND_MODULES
+
+    defined = {
+        name: command.callback.__module__.rsplit(".", 1)[-1]
+        for name, command in cli.commands.items()  # listing them imports every module
+        if command.callback is not None
+    }
+    assert defined == COMMAND_MODULES
+
+
+def test_one_command_imports_only_its_own_module(tmp_path: Path, indexed: str) -> None:
+    modules = loaded_modules(tmp_path, "tree", "--vault", indexed)
+    assert "vaultmem.cli.memory" in modules
+    others = {f"vaultmem.cli.{name}" for name in ("notes", "git", "hooks", "mcp", "agent")}
+    assert modules & others == set()
 
 
 def test_status_and_a_no_op_index_load_no_numpy_nor_sqlite_utils(

@@ -14,23 +14,32 @@ from .errors import (
     VaultmemError,
     VaultNotFoundError,
 )
-from .search import Hit
-from .vault import Status, Vault
 
 if TYPE_CHECKING:
     from .indexing import IndexReport
+    from .search import Hit
+    from .vault import Status, Vault
 
 __version__ = "0.1.0"
 
+# Where each name that takes time to import lives. ``import vaultmem`` loads none of them
+# until asked, so ``vaultmem --version`` and the CLI's usage errors start fast, and an
+# index run (YAML, Markdown parsing) loads only for ``IndexReport``.
+_LAZY = {
+    "Vault": "vault",
+    "Status": "vault",
+    "Hit": "search",
+    "IndexReport": "indexing",
+}
+
 
 def __getattr__(name: str) -> Any:
-    # An index run parses notes (YAML, Markdown): ``import vaultmem`` loads it only when
-    # ``IndexReport`` is asked for, so a command that only reads the index starts fast.
-    if name == "IndexReport":
-        from .indexing import IndexReport
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
 
-        return IndexReport
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{module}", __name__), name)
 
 
 __all__ = [

@@ -18,13 +18,13 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .terms import CJK_RUN
+from .terms import CJK_CHARACTERS
 
 BEGIN = "<!-- vaultmem:begin -->"
 END = "<!-- vaultmem:end -->"
 # The smallest prompt block: the marker line, a heading and one cited line.
 MIN_BUDGET = 40
-_PIECES = re.compile(rf"({CJK_RUN.pattern})|([^\W_]+)|(\S)")
+_PIECES = re.compile(rf"([{CJK_CHARACTERS}]+)|([^\W_]+)|(\S)")
 
 
 class BlockError(ValueError):

@@ -2,10 +2,13 @@
 
 Each error's text is written for a person: what happened, where, and what to try next.
 The CLI prints it as one line (``Error: ...``) and exits with code 1; anything that is not
-a ``VaultmemError`` is a bug and keeps its traceback.
+a ``VaultmemError`` is a bug and keeps its traceback. A vault path in such a text (and
+in the CLI's output) is written by ``shown_path``, so that it stays one line.
 """
 
 from __future__ import annotations
+
+import re
 
 
 class VaultmemError(Exception):
@@ -63,3 +66,28 @@ class LLMError(VaultmemError):
     """The LLM pass of ``consolidate --llm`` cannot start (``[llm]`` lacks its url or
     model, or its API key variable is unset). A server that is down or answers nonsense
     is not an error: the rules decide, and the run says so in one notice."""
+
+
+def shown_path(rel: str) -> str:
+    """A path as one unambiguous line of plain output: a name holding a newline, a tab or
+    another control character is quoted, with C-style escapes (as git's ``core.quotePath``
+    does), so ``path:line`` output cannot be split or faked by a file name."""
+    if rel.startswith('"') or not rel.isprintable():  # control characters are not printable
+        return _quoted(rel)
+    return rel
+
+
+def _quoted(rel: str) -> str:
+    control = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # compiled here: seldom needed
+    if not control.search(rel) and not rel.startswith('"'):
+        return rel
+    escapes = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", '"': '\\"'}
+
+    def escape(char: str) -> str:
+        if char in escapes:
+            return escapes[char]
+        if control.match(char):
+            return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+        return char
+
+    return '"' + "".join(escape(char) for char in rel) + '"'

@@ -13,14 +13,13 @@ import codecs
 import errno
 import hashlib
 import os
-import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import NotANoteError, PathOutsideVaultError, VaultmemError
+from .errors import NotANoteError, PathOutsideVaultError, VaultmemError, shown_path
 from .parse import parse_document, split_lines
 
 NOTE_SUFFIXES = (".md", ".markdown")
@@ -232,27 +231,6 @@ def printable(rel: str) -> str:
     except UnicodeEncodeError:
         return os.fsencode(rel).decode("utf-8", errors="backslashreplace")
     return rel
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def shown_path(rel: str) -> str:
-    """A path as one unambiguous line of plain output: a name holding a newline, a tab or
-    another control character is quoted, with C-style escapes (as git's ``core.quotePath``
-    does), so ``path:line`` output cannot be split or faked by a file name."""
-    if not _CONTROL.search(rel) and not rel.startswith('"'):
-        return rel
-    escapes = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", '"': '\\"'}
-
-    def escape(char: str) -> str:
-        if char in escapes:
-            return escapes[char]
-        if _CONTROL.match(char):
-            return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
-        return char
-
-    return '"' + "".join(escape(char) for char in rel) + '"'
 
 
 def _symlink_reason(root: Path, link: Path) -> str:

@@ -38,8 +38,8 @@ The index is four modules: this one (``Index``: open, check, transactions, the r
 rest of vaultmem asks for), ``index_schema.py`` (the statements above, the version, the
 check that a database is ours), ``index_write.py`` (one note's rows in, moved, or out) and
 ``index_faults.py`` (corruption, locks, deleting a damaged file). The names the rest of
-vaultmem imports from the index (``FileRecord``, ``is_corrupt``, ``index_error``, ...) are
-importable from here.
+vaultmem imports from the index (``is_corrupt``, ``index_error``, ...) are importable from
+here; ``index_write`` loads with the first write (a search never needs it).
 """
 
 from __future__ import annotations
@@ -50,12 +50,9 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import index_write
-from .chunk import Chunk
 from .errors import IndexLockedError
 from .index_faults import (
     CorruptIndexError,
@@ -66,12 +63,14 @@ from .index_faults import (
     remove_database,
 )
 from .index_schema import SCHEMA_VERSION, connect, create_indexes, drop_indexes, recreate, unusable
-from .index_write import FileRecord
+
+if TYPE_CHECKING:
+    from .chunk import Chunk
+    from .index_write import FileRecord
 
 __all__ = [
     "SCHEMA_VERSION",
     "CorruptIndexError",
-    "FileRecord",
     "Index",
     "IndexedState",
     "citing",
@@ -81,8 +80,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class IndexedState:
+class IndexedState(NamedTuple):
     """What the index remembers of a file, for the cheap change check."""
 
     size: int
@@ -285,19 +283,27 @@ class Index:
 
     def rename_file(self, old: str, new: str) -> None:
         """Move a file's rows to a new path (see ``index_write.rename_file``)."""
+        from . import index_write
+
         index_write.rename_file(self.conn, old, new)
 
     def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
         """Record a new stat for a file whose content hash did not change."""
+        from . import index_write
+
         index_write.touch_file(self.conn, path, size, mtime_ns)
 
     def delete_file(self, path: str) -> None:
         """Drop a file and everything derived from it."""
+        from . import index_write
+
         index_write.delete_file(self.conn, path)
 
     def replace_file(self, record: FileRecord, chunks: list[Chunk]) -> int:
         """Make the index hold exactly ``chunks`` for ``record.path`` (see
         ``index_write.replace_file``); returns how many chunk rows were inserted."""
+        from . import index_write
+
         return index_write.replace_file(self.conn, record, chunks, bulk=self._bulk)
 
     def counts(self) -> dict[str, int]:

@@ -14,10 +14,12 @@ import re
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .chunk import Chunk
 from .terms import fts_columns, name_column
+
+if TYPE_CHECKING:
+    from .chunk import Chunk
 
 
 def is_searched(kind: str, frontmatter: dict[str, Any]) -> bool:

@@ -23,7 +23,8 @@ from .chunk import Chunk, make_chunks
 from .config import IndexConfig
 from .errors import Interrupted
 from .files import FileStat, printable, read_note, scan_notes, stat_note
-from .index import FileRecord, Index, IndexedState
+from .index import Index, IndexedState
+from .index_write import FileRecord
 from .parse import parse_document
 from .terms import note_names
 

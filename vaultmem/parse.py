@@ -23,8 +23,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-import markdown_it_pyrs
-
 MAX_NESTING = 48
 _BLOCK_RULES: Any = [
     "blockquote",
@@ -38,12 +36,26 @@ _BLOCK_RULES: Any = [
     "table",
     "html_block",
 ]
-_PARSER = markdown_it_pyrs.MarkdownIt("zero").enable_many(_BLOCK_RULES)
-# Finds what is code in a block's text: the same block rules plus code spans (with
-# backslash escapes, so "\\`" opens none), used only on text that holds "[[" or "#".
-_CODE_PARSER = markdown_it_pyrs.MarkdownIt("zero").enable_many(
-    [*_BLOCK_RULES, "backticks", "escape"]
-)
+
+
+# The Markdown parsers are built on first use: reading a fact line (a search) calls
+# ``find_fields`` and ``find_tags`` and seldom needs one.
+@functools.cache
+def _parser() -> Any:
+    import markdown_it_pyrs
+
+    return markdown_it_pyrs.MarkdownIt("zero").enable_many(_BLOCK_RULES)
+
+
+@functools.cache
+def _code_parser() -> Any:
+    """Finds what is code in a block's text: the same block rules plus code spans (with
+    backslash escapes, so "\\`" opens none), used only on text that holds "[[" or "#"."""
+    import markdown_it_pyrs
+
+    return markdown_it_pyrs.MarkdownIt("zero").enable_many([*_BLOCK_RULES, "backticks", "escape"])
+
+
 _CODE_NODES = frozenset({"code_inline", "code_block", "fence"})
 # Text without a backtick, a "~~~" fence or an indented line holds no code: no parse needed.
 _INDENTED = re.compile(r"^[ \t>]*(?: {4}|\t)", re.M)
@@ -84,8 +96,7 @@ _CLOSING_HASHES = re.compile(r"(?:^|\s+)#+\s*$")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.M)
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """One structural block: its kind, 1-based inclusive line range, heading path, raw text."""
 
     kind: str
@@ -235,7 +246,7 @@ def _markdown_blocks(body: str, lines: list[str], offset: int) -> list[Block]:
 
     blocks: list[Block] = []
     headings: list[tuple[int, str]] = []
-    for node in _PARSER.tree(body).children:
+    for node in _parser().tree(body).children:
         srcmap = node.srcmap
         if srcmap is None:
             continue
@@ -354,7 +365,7 @@ def code_ranges(text: str) -> list[tuple[int, int]]:
     if risky_nesting(text):  # the native parser could crash: code spans on one line only
         return [m.span() for m in CODE_SPAN.finditer(text)]
     spans: list[tuple[int, int]] = []
-    nodes = [_CODE_PARSER.tree(text)]
+    nodes = [_code_parser().tree(text)]
     while nodes:
         node = nodes.pop()
         if node.name in _CODE_NODES and node.srcmap is not None:

@@ -16,7 +16,7 @@ are dropped unless the query holds nothing else.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .terms import bigrams, split_cjk
 
@@ -44,8 +44,7 @@ _MONTHS = frozenset(
 _SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly", "e")
 
 
-@dataclass(frozen=True)
-class Unit:
+class Unit(NamedTuple):
     """One part of a query: how FTS5 finds it, and how to tell a chunk holds it."""
 
     fts: str
@@ -90,8 +89,7 @@ class Unit:
         return bool(self.pattern and self.pattern.search(lowered))
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(NamedTuple):
     """A person's query cut into units; ``match`` is the FTS5 expression (empty: no search)."""
 
     text: str

@@ -28,8 +28,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from .query import Query, Unit
 
@@ -49,8 +48,7 @@ _K1, _B = 1.2, 0.75
 Row = tuple[Any, ...]
 
 
-@dataclass(frozen=True)
-class _Probe:
+class _Probe(NamedTuple):
     """How many rows a unit matches: exact up to the cap, else an estimate; and how to ask
     FTS5 for a common unit's rows (a common prefix by its typed word: ``Unit.exact``)."""
 
@@ -180,7 +178,7 @@ def _probe(conn: sqlite3.Connection, unit: Unit, cap: int, span: int) -> _Probe:
     and its rows are gathered by the typed word (a prefix as common as "user"* costs 60 ms
     to read at 100,000 notes: FTS5 merges every term it covers first)."""
     if unit.exact is not None:
-        typed = _probe(conn, replace(unit, fts=unit.exact, exact=None), cap, span)
+        typed = _probe(conn, unit._replace(fts=unit.exact, exact=None), cap, span)
         if typed.common:
             return typed
     found = conn.execute(

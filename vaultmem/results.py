@@ -41,8 +41,7 @@ _STANDALONE = ("facts/", "archive/", "MEMORY.md")  # one memory a line: no conte
 _NOT_CONTEXT = frozenset({"heading", "frontmatter"})
 
 
-@dataclass(frozen=True)
-class Memory:
+class Memory(NamedTuple):
     """What names the memory a hit holds, and whether it is still current."""
 
     keys: frozenset[str]  # "path:line", "DATE#id", fact ids, a fact's sources

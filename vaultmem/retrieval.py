@@ -11,21 +11,18 @@ context lines). numpy, a model and the memory pipeline load only when a search n
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .config import Config
-from .embeddings import semantic_search
-from .embeddings.store import VECTORS_FILE
+from .embeddings import VECTORS_FILE, semantic_search
 from .index import Index
 from .search import MAX_LIMIT, Hit
 from .search import search as keyword_search
 from .state import STATE_DIR
 
 
-@dataclass(frozen=True)
-class Filters:
+class Filters(NamedTuple):
     """What ``Vault.search`` narrows a search to (see its docstring)."""
 
     path: str | None = None

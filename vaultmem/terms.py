@@ -23,13 +23,22 @@ kana and Hangul all count as CJK here.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Mapping
 
-CJK_RUN = re.compile(
-    "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-    "\uf900-\ufaff\U00020000-\U0002ffff]+"
+# The characters that count as CJK, as the body of a regular expression's character class.
+CJK_CHARACTERS = (
+    "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+    "\uf900-\ufaff\U00020000-\U0002ffff"
 )
+
+
+@functools.cache
+def cjk_run() -> re.Pattern[str]:
+    """The pattern of one run of CJK characters. Compiled on first use (its character
+    ranges take milliseconds to compile): a search for English words never needs it."""
+    return re.compile(f"[{CJK_CHARACTERS}]+")
 
 
 CJK_PLACEHOLDER = " \ue000 "
@@ -37,10 +46,12 @@ CJK_PLACEHOLDER = " \ue000 "
 
 def split_cjk(text: str) -> tuple[str, list[str]]:
     """Return ``text`` with each CJK run replaced by a placeholder token, and the runs."""
-    runs = CJK_RUN.findall(text)
+    if text.isascii():
+        return text, []
+    runs = cjk_run().findall(text)
     if not runs:
         return text, []
-    return CJK_RUN.sub(CJK_PLACEHOLDER, text), runs
+    return cjk_run().sub(CJK_PLACEHOLDER, text), runs
 
 
 def bigrams(run: str) -> list[str]:

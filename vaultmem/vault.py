@@ -25,26 +25,25 @@ from typing import TYPE_CHECKING, Any
 
 from .config import Config, load_config
 from .errors import VaultmemError, VaultNotFoundError
-from .files import Excerpt, FileStat, excerpt, resolve_in_vault, scan_notes
-from .index import Index
 from .keeper import IndexKeeper
 from .retrieval import Filters, retrieve
-from .search import Hit
 from .state import STATE_DIR, secure_state_dir
-from .status import Status, vault_status
-from .versioning import commit_quietly
 
 if TYPE_CHECKING:
     from .agent.lookup import Recent
     from .agent.recall import ContextBlock
     from .agent.transcripts import CaptureReport
     from .embeddings.embed import EmbedReport
+    from .files import Excerpt, FileStat
     from .history import Commit, History, LineVersion, RestoreResult
+    from .index import Index
     from .indexing import IndexReport, Progress
     from .memory.consolidate import Report as ConsolidationReport
     from .memory.remember import Remembered
     from .memory.runs import Forgotten
     from .memory.validate import Problem
+    from .search import Hit
+    from .status import Status
     from .sync import SyncResult
     from .template import InitReport
 
@@ -55,8 +54,13 @@ ENV_VAR = "VAULTMEM_VAULT"
 
 
 def __getattr__(name: str) -> Any:
-    # ``Forgotten`` and ``Remembered`` live in the memory pipeline: imported from here,
-    # it loads only when asked for (a search or ``--version`` never needs it).
+    # ``Forgotten`` and ``Remembered`` live in the memory pipeline, ``Status`` with what
+    # ``vaultmem status`` reads: imported from here, each loads only when asked for (a
+    # search never needs them).
+    if name == "Status":
+        from .status import Status
+
+        return Status
     if name == "Forgotten":
         from .memory.runs import Forgotten
 
@@ -173,6 +177,8 @@ class Vault:
 
     def scan(self) -> list[FileStat]:
         """Stat every note in the vault (no reads)."""
+        from .files import scan_notes
+
         return list(scan_notes(self.root, self.config.index.exclude))
 
     def index(
@@ -541,9 +547,21 @@ class Vault:
 
     def _commit_quietly(self, message: str, notices: list[str]) -> str | None:
         """Commit when the vault is in a git repository; a notice, not an error, otherwise."""
+        from .versioning import commit_quietly
+
         return commit_quietly(lambda: self.history, message, notices)
 
     # -- history (git: history.py; gitpython loads only when a method needs it) -----------
+
+    def _relative(self, path: str) -> str:
+        """``path`` (absolute, or relative to the vault) relative to the vault's root.
+
+        Raises:
+            PathOutsideVaultError: the path leaves the vault.
+        """
+        from .files import resolve_in_vault
+
+        return resolve_in_vault(self.root, path)[1]
 
     @property
     def history(self) -> History:
@@ -566,16 +584,16 @@ class Vault:
 
     def log(self, path: str | None = None, since: str | None = None) -> list[Commit]:
         """Commits that touched the vault, or one note, newest first."""
-        rel = resolve_in_vault(self.root, path)[1] if path else None
+        rel = self._relative(path) if path else None
         return self.history.log(rel, since)
 
     def line_history(self, path: str, line: int) -> list[LineVersion]:
         """When one line of a note was written and changed, newest first."""
-        return self.history.line_history(resolve_in_vault(self.root, path)[1], line)
+        return self.history.line_history(self._relative(path), line)
 
     def diff(self, rev: str | None = None, path: str | None = None) -> str:
         """The diff of the vault (or one note) against a revision (default: the last commit)."""
-        rel = resolve_in_vault(self.root, path)[1] if path else None
+        rel = self._relative(path) if path else None
         return self.history.diff(rev, rel)
 
     def sync(self, remote: str | None = None, *, today: dt.date | None = None) -> SyncResult:
@@ -621,7 +639,7 @@ class Vault:
         from .history import RestoreResult
         from .versioning import export_snapshot
 
-        rels = [resolve_in_vault(self.root, p)[1] for p in paths]
+        rels = [self._relative(p) for p in paths]
         if to is None:
             result = self.history.restore(at, rels)
             self.index()
@@ -656,6 +674,8 @@ class Vault:
 
     def status(self) -> Status:
         """Counts, index size, files changed since the last index run, and warnings."""
+        from .status import vault_status
+
         return self._keeper.recovering(
             lambda: vault_status(self.db, self.root, self.config, self.notices)
         )
@@ -669,5 +689,7 @@ class Vault:
             NotANoteError: ``path`` is not a note's (``.git/config``, ``.env``, ...).
             VaultmemError: the file does not exist, is not text, or ``line`` is past its end.
         """
+        from .files import excerpt
+
         index = self.config.index
         return excerpt(self.root, path, line, context, index.max_file_bytes, index.exclude)

@@ -46,8 +46,8 @@ from typing import Any
 
 from ..errors import VaultmemError
 from ..writes import atomic_write
+from . import HOOK_FLAG
 
-HOOK_FLAG = "--hook"
 BACKUP_SUFFIX = ".vaultmem-bak"
 SCOPES = ("user", "project")
 _ROLES = ("context", "capture")

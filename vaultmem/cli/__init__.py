@@ -9,10 +9,10 @@ The commands live by concept: ``notes`` (init, index, search, show, status, watc
 ``git`` (commit, log, diff, restore, sync), ``memory`` (remember, consolidate, forget,
 tree, validate), ``embed`` (the vectors of semantic search), ``agent`` (context, recent),
 ``capture`` (agent transcripts), ``hooks`` (hooks install/uninstall/show), ``mcp`` (the
-MCP server); ``common`` holds what they share.
+MCP server); ``common`` holds what they share. A command's module is imported when the
+command runs (``common.COMMAND_MODULES``), so each command loads only what it needs.
 """
 
-from . import agent, capture, embed, git, hooks, mcp, memory, notes
 from .common import cli
 
-__all__ = ["agent", "capture", "cli", "embed", "git", "hooks", "mcp", "memory", "notes"]
+__all__ = ["cli"]

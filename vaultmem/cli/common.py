@@ -1,10 +1,16 @@
 """What every command shares: the group, error handling, ``--vault``, ``--json``, and
-argument checks. Each command module registers its commands on ``cli`` from here."""
+argument checks. Each command module registers its commands on ``cli`` from here.
+
+The group imports a command's module only when that command runs (``COMMAND_MODULES``),
+and all of them only to list them (``--help``, a misspelt command): a search does not
+pay for the imports of git, hooks, capture or the MCP server (docs/cli.md, "Start-up time").
+"""
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import importlib
 import json
 import os
 import re
@@ -13,20 +19,91 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from .. import __version__
-from ..agent.hooks import HOOK_FLAG
+from ..agent import HOOK_FLAG
 from ..errors import VaultmemError
-from ..vault import Vault
+
+if TYPE_CHECKING:
+    from _collections_abc import dict_items, dict_keys, dict_values
+
+    from ..vault import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# The module of ``vaultmem.cli`` that defines each command (tests/test_startup.py checks
+# this table against what the modules define).
+COMMAND_MODULES = {
+    **dict.fromkeys(["init", "index", "reindex", "search", "show", "status", "watch"], "notes"),
+    **dict.fromkeys(["remember", "consolidate", "forget", "tree", "validate"], "memory"),
+    **dict.fromkeys(["commit", "log", "diff", "restore", "sync"], "git"),
+    **dict.fromkeys(["context", "recent"], "agent"),
+    "capture": "capture",
+    "embed": "embed",
+    "hooks": "hooks",
+    "mcp": "mcp",
+}
 
 
 _HOOK_META = "vaultmem.hook"
 HOOK_WAIT = 2.0  # seconds a hook's JSON may take to arrive on a stdin left open
+
+
+class LazyCommands(dict[str, click.Command]):
+    """A group's commands by name, their modules imported on demand: looking one name up
+    imports the module that defines it; listing them (iterating, ``len``, ``items``)
+    imports every module. A module registers its commands as it is imported."""
+
+    def __init__(self, package: str, modules: dict[str, str]) -> None:
+        super().__init__()
+        self._package = package
+        self._modules = modules
+
+    def load(self, name: str) -> None:
+        """Import the module that defines command ``name`` (nothing for an unknown name)."""
+        module = self._modules.get(name)
+        if module is not None and not super().__contains__(name):
+            importlib.import_module(f"{self._package}.{module}")
+
+    def load_all(self) -> None:
+        for module in dict.fromkeys(self._modules.values()):
+            importlib.import_module(f"{self._package}.{module}")
+
+    def __getitem__(self, name: str) -> click.Command:
+        self.load(name)
+        return super().__getitem__(name)
+
+    def __contains__(self, name: object) -> bool:
+        if isinstance(name, str):
+            self.load(name)
+        return super().__contains__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self.load(name)
+        return super().get(name, default)
+
+    def __iter__(self) -> Iterator[str]:
+        self.load_all()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self.load_all()
+        return super().__len__()
+
+    def keys(self) -> dict_keys[str, click.Command]:
+        self.load_all()
+        return super().keys()
+
+    def values(self) -> dict_values[str, click.Command]:
+        self.load_all()
+        return super().values()
+
+    def items(self) -> dict_items[str, click.Command]:
+        self.load_all()
+        return super().items()
 
 
 class VaultmemGroup(click.Group):
@@ -100,6 +177,8 @@ def echo_json(data: Any) -> None:
 @contextlib.contextmanager
 def open_vault(vault_path: Path | None) -> Iterator[Vault]:
     """Find and open the vault; afterwards print what it did on its own, as warnings."""
+    from ..vault import Vault  # not for --version, --help or a usage error
+
     with Vault.find(vault_path) as vault:
         try:
             yield vault
@@ -108,7 +187,7 @@ def open_vault(vault_path: Path | None) -> Iterator[Vault]:
                 click.echo(f"Warning: {notice}", err=True)
 
 
-@click.group(cls=VaultmemGroup)
+@click.group(cls=VaultmemGroup, commands=LazyCommands(__package__, COMMAND_MODULES))
 @click.version_option(__version__, prog_name="vaultmem")
 def cli() -> None:
     """Long-term memory for AI agents, in plain Markdown files.

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..files import shown_path
+from ..errors import shown_path
 from .common import (
     FreeTextCommand,
     cli,

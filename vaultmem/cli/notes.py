@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import threading
 import time
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..config import MAX_CONTEXT
-from ..files import shown_path
+from ..errors import shown_path
 from ..query import Query, highlight_spans, parse_query
 from ..search import MAX_LIMIT, Hit
 from ..vault import Vault
@@ -281,6 +280,8 @@ def watch(
 
     Example: vaultmem watch --vault ~/memory
     """
+    import signal  # only the daemon handles signals: a search does without the module
+
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from ..config import EmbeddingsConfig
     from ..search import Hit
 
+#: The vector store's file in ``.vaultmem/`` (``store.py``); named here so that keyword
+#: search can tell whether a vault has vectors without importing the store.
+VECTORS_FILE = "vectors.db"
+
 VectorSearch = Callable[..., "list[Hit]"]  # the signature of ``semantic.search``
 
 

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING
 
 from ..config import EmbeddingsConfig
 from ..errors import Interrupted, VaultmemError
+from . import VECTORS_FILE
 from .embedders import model_name
-from .store import VECTORS_FILE
 
 if TYPE_CHECKING:
     from .embed import Scope

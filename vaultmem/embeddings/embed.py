@@ -24,9 +24,10 @@ from pathlib import Path
 from ..config import EmbeddingsConfig
 from ..errors import EmbeddingError, Interrupted
 from ..files import printable
+from . import VECTORS_FILE
 from . import matrix as matrices
 from .embedders import Embedder, load_embedder
-from .store import EMBEDDABLE, VECTORS_FILE, VectorStore, embedded_text, text_hash, with_store
+from .store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
 
 Progress = Callable[[int, int], None]
 #: Vault-relative paths and folders whose chunks a run embeds (as ``Vault.index_paths``).

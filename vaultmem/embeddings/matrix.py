@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .store import EMBEDDABLE, VECTORS_FILE, VectorStore, embedded_text, text_hash, with_store
+from . import VECTORS_FILE
+from .store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
 
 if TYPE_CHECKING:
     import numpy.typing as npt

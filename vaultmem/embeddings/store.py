@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..index import is_corrupt, remove_database
 from ..state import create_private
+from . import VECTORS_FILE
 
 if TYPE_CHECKING:
     from .embedders import Matrix
 
-VECTORS_FILE = "vectors.db"
 T = TypeVar("T")
 
 _SCHEMA = """

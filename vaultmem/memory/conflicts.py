@@ -31,7 +31,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..terms import CJK_RUN, bigrams
+from ..terms import bigrams, cjk_run
 from .slots import UNKNOWN, Slot, slots
 from .wording import strip_triggers
 
@@ -92,16 +92,16 @@ def words(text: str) -> frozenset[str]:
     """Content words, case-folded, a plural ``s`` dropped; CJK runs as bigrams."""
     # Negations are left out so that "I like tea" and "I don't like tea" read as the same
     # subject (``_cue`` tells them apart).
-    text = _NEGATION.sub(lambda m: "" if CJK_RUN.fullmatch(m.group()) else " ", text)
+    text = _NEGATION.sub(lambda m: "" if cjk_run().fullmatch(m.group()) else " ", text)
     found = _latin_words(text)
-    for run in CJK_RUN.findall(text):
+    for run in cjk_run().findall(text):
         found.update(bigrams(run) if len(run) > 1 else [run])
     return frozenset(found)
 
 
 def _latin_words(text: str) -> set[str]:
     found: set[str] = set()
-    for word in _WORD.findall(CJK_RUN.sub(" ", text).casefold()):
+    for word in _WORD.findall(cjk_run().sub(" ", text).casefold()):
         if word in _STOP:
             continue
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
@@ -115,7 +115,7 @@ def units(text: str) -> frozenset[str]:
     ("now", "remember", "现在"), CJK as single characters (an inserted "和虾" breaks
     bigrams but keeps every character of "我对花生过敏")."""
     text = _NEGATION.sub(" ", _FILLER.sub(" ", text))
-    cjk = {c for run in CJK_RUN.findall(text) for c in run}
+    cjk = {c for run in cjk_run().findall(text) for c in run}
     return frozenset(_latin_words(text) | (cjk - _CJK_PARTICLES))
 
 

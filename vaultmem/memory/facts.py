@@ -22,7 +22,6 @@ This module only reads and renders lines; deciding what to write is ``consolidat
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -168,11 +167,15 @@ def source_key(day: str, block_id: str) -> str:
 def fact_id(key: str) -> str:
     """A fact's block id, from the key of the line it was distilled from: running
     consolidation twice, or after a crash, makes the same id."""
+    import hashlib  # OpenSSL's bindings load with it: a search never makes an id
+
     return "f" + hashlib.blake2b(key.encode(), digest_size=5).hexdigest()
 
 
 def line_id(text: str) -> str:
     """A block id for a line a person typed without one."""
+    import hashlib
+
     normal = " ".join(text.split()).casefold()
     return "m" + hashlib.blake2b(f"\0{normal}".encode(), digest_size=5).hexdigest()
 

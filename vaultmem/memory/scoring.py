@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..config import ScoringConfig
-from ..terms import CJK_RUN
+from ..terms import cjk_run
 
 
 def _cues(*words: str, extra: str = "") -> re.Pattern[str]:
@@ -353,7 +353,7 @@ class Score:
 def _weighted_length(text: str) -> int:
     """Length for the short-text rule: a CJK character says about as much as three Latin
     letters, so "记住我对花生过敏" is not "short" while "ok thx" is."""
-    runs = CJK_RUN.findall(text)
+    runs = cjk_run().findall(text)
     cjk = sum(len(run) for run in runs)
     return len(text) - cjk + 3 * cjk
 
