@@ -221,3 +221,22 @@ def test_the_hits_front_matter_tags_cost_the_same_among_many_tagged_notes(
         after = steps(vault, lambda: vault.search("zebra"), every=1)
     assert sorted(tag for hit in hits for tag in hit.tags) == ["okapi-tag", "zebra-tag"]
     assert after < before * 1.3
+
+
+def test_a_note_longer_than_sqlites_parameter_limit_is_found_and_reindexed(tmp_path: Path) -> None:
+    # SQLite takes so many parameters a statement (32,766; 999 before 3.32): a search asked
+    # for every hit, or a note's rows replaced after an edit, must not pass its ids in one
+    # list. The connection's limit is lowered so that a note of 300 lines crosses it.
+    root = tmp_path / "vault"
+    Vault.init(root)
+    body = "".join(f"- alpha line {n} #t\n\n" for n in range(300))
+    write(root, "topics/long.md", f"# Long\n\n{body}")
+    with Vault(root) as vault:
+        vault.db.conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 100)
+        vault.index()
+        hits = vault.search("alpha", limit=100_000, mode="keyword", context=0)
+        assert len(hits) == 300 and all(h.tags == ["t"] for h in hits)
+        write(root, "topics/long.md", "# Long\n\n" + body.replace("alpha", "omega"))
+        vault.index()  # every old row out, every new one in
+        assert len(vault.search("omega", limit=100_000, mode="keyword", context=0)) == 300
+        assert vault.search("alpha", mode="keyword") == []

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .sql_parts import in_parts
 from .terms import fts_columns, name_column
 
 if TYPE_CHECKING:
@@ -240,18 +241,21 @@ def _delete_chunks(conn: sqlite3.Connection, ids: list[int]) -> None:
     if not ids:
         return
     params = [(i,) for i in ids]
-    marks = ",".join("?" * len(ids))
-    old = conn.execute(
-        "SELECT c.id, c.kind, c.text, c.heading, f.names FROM chunks c"
-        f" LEFT JOIN files f ON f.path = c.path WHERE c.searched AND c.id IN ({marks})",
-        ids,
-    )
+    old = [
+        row
+        for part, marks in in_parts(conn, ids)
+        for row in conn.execute(
+            "SELECT c.id, c.kind, c.text, c.heading, f.names FROM chunks c"
+            f" LEFT JOIN files f ON f.path = c.path WHERE c.searched AND c.id IN ({marks})",
+            part,
+        )
+    ]
     conn.executemany(
         "INSERT INTO chunks_fts (chunks_fts, rowid, body, heading, cjk, name)"
         " VALUES ('delete', ?, ?, ?, ?, ?)",
         [
             (rowid, *fts_columns(text, heading), chunk_names(kind, name_column(names or "")))
-            for rowid, kind, text, heading, names in old.fetchall()
+            for rowid, kind, text, heading, names in old
         ],
     )
     conn.executemany("DELETE FROM tags WHERE chunk = ?", params)

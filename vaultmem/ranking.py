@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from .query import Query, Unit
+from .sql_parts import in_parts
 
 # A unit matching at most this many rows is ranked over all of them by FTS5's bm25.
 EXACT_ROWS = 1000
@@ -211,9 +212,7 @@ def _any(units: Sequence[Unit], probes: dict[Unit, _Probe]) -> str:
 def _rows(conn: sqlite3.Connection, ids: list[int]) -> list[Row]:
     """The ranked-row columns of chunks ``ids`` (in no particular order)."""
     rows: list[Row] = []
-    for start in range(0, len(ids), 30_000):  # under SQLite's host-parameter limit
-        part = ids[start : start + 30_000]
-        marks = ",".join("?" * len(part))
+    for part, marks in in_parts(conn, ids):
         rows += conn.execute(f"SELECT {COLUMNS} FROM chunks c WHERE c.id IN ({marks})", part)
     return rows
 

@@ -32,6 +32,7 @@ from typing import NamedTuple
 from .index import citing
 from .memory.facts import Entry, Fact, daily_date, parse_entry, source_key
 from .search import Hit
+from .sql_parts import in_parts
 
 # MEMORY.md cites a fact as ``([[facts/x#^fID|fID]])``, a link Obsidian follows to the
 # fact line; ``(fID)`` in blocks written before links is still read.
@@ -261,10 +262,12 @@ def _other_agents(conn: sqlite3.Connection, rowids: list[int], agent: str | None
     """The chunks among ``rowids`` that name another agent (search leaves those out)."""
     if agent is None or not rowids:
         return set()
-    marks = ",".join("?" * len(rowids))
-    rows = conn.execute(
-        f"SELECT chunk FROM fields WHERE chunk IN ({marks}) AND key = 'agent'"
-        " AND lower(value) <> lower(?)",
-        [*rowids, agent],
-    )
-    return {row[0] for row in rows}
+    return {
+        row[0]
+        for part, marks in in_parts(conn, rowids)
+        for row in conn.execute(
+            f"SELECT chunk FROM fields WHERE chunk IN ({marks}) AND key = 'agent'"
+            " AND lower(value) <> lower(?)",
+            [*part, agent],
+        )
+    }

@@ -16,6 +16,7 @@ from typing import Any
 
 from .query import parse_query
 from .ranking import COLUMNS, ranked
+from .sql_parts import in_parts
 
 MAX_LIMIT = 1_000_000
 # A chunk's date: its own field, else its note's date, else the day the note was modified.
@@ -219,13 +220,13 @@ def hits_for_rows(conn: sqlite3.Connection, ids: list[int], scores: list[float])
     """``Hit``s for chunk rows, in the order given, with their tags (rows gone are skipped)."""
     if not ids:
         return []
-    marks = ",".join("?" * len(ids))
     rows = {
         r[0]: r
+        for part, marks in in_parts(conn, ids)
         for r in conn.execute(
             "SELECT id, path, line_start, line_end, heading, text, kind, chunk_id, block_id"
             f" FROM chunks WHERE id IN ({marks})",
-            ids,
+            part,
         )
     }
     kept = [(i, s) for i, s in zip(ids, scores, strict=True) if i in rows]
@@ -240,18 +241,19 @@ def hits_for_rows(conn: sqlite3.Connection, ids: list[int], scores: list[float])
 def _attach_tags(conn: sqlite3.Connection, hits: list[Hit], ids: list[int]) -> None:
     if not hits:
         return
-    marks = ",".join("?" * len(ids))
     by_chunk: dict[int, list[str]] = {}
-    for chunk, tag in conn.execute(f"SELECT chunk, tag FROM tags WHERE chunk IN ({marks})", ids):
-        by_chunk.setdefault(chunk, []).append(tag)
-    paths = sorted({h.path for h in hits})
+    for part, marks in in_parts(conn, ids):
+        for chunk, tag in conn.execute(
+            f"SELECT chunk, tag FROM tags WHERE chunk IN ({marks})", part
+        ):
+            by_chunk.setdefault(chunk, []).append(tag)
     by_path: dict[str, list[str]] = {}
-    path_marks = ",".join("?" * len(paths))
-    # "+chunk": without statistics SQLite would pick the index on chunk for "IS NULL" and
-    # walk every front-matter tag of the vault (8 ms at 100,000 notes) instead of the paths'.
-    for path, tag in conn.execute(
-        f"SELECT path, tag FROM tags WHERE +chunk IS NULL AND path IN ({path_marks})", paths
-    ):
-        by_path.setdefault(path, []).append(tag)
+    for paths, marks in in_parts(conn, sorted({h.path for h in hits})):
+        # "+chunk": without statistics SQLite would pick the index on chunk for "IS NULL" and
+        # walk every front-matter tag of the vault (8 ms at 100,000 notes), not the paths'.
+        for path, tag in conn.execute(
+            f"SELECT path, tag FROM tags WHERE +chunk IS NULL AND path IN ({marks})", paths
+        ):
+            by_path.setdefault(path, []).append(tag)
     for hit, chunk_id in zip(hits, ids, strict=True):
         hit.tags = list(dict.fromkeys(by_chunk.get(chunk_id, []) + by_path.get(hit.path, [])))
