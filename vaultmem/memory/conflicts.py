@@ -25,11 +25,14 @@ subject, or a time-shift cue alone; an optional LLM pass may re-judge those.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
+from sys import intern
 
 from ..terms import CJK_RUN, bigrams
 from .slots import UNKNOWN, Slot, slots
@@ -85,6 +88,7 @@ _REPLACED = re.compile(
     re.I,
 )
 _PRIORITY = {"duplicate": 4, "conflict": 3, "subsumes": 2, "similar": 1}
+_NOTHING: frozenset[str] = frozenset()
 _MAX_SLOT_CANDIDATES = 20
 
 
@@ -95,18 +99,20 @@ def words(text: str) -> frozenset[str]:
     text = _NEGATION.sub(lambda m: "" if CJK_RUN.fullmatch(m.group()) else " ", text)
     found = _latin_words(text)
     for run in CJK_RUN.findall(text):
-        found.update(bigrams(run) if len(run) > 1 else [run])
+        found.update(map(intern, bigrams(run) if len(run) > 1 else [run]))
     return frozenset(found)
 
 
 def _latin_words(text: str) -> set[str]:
+    # Interned: a large vault's facts repeat the same few thousand words, and a full run
+    # holds every live fact's words (one copy of each word instead of one per fact).
     found: set[str] = set()
     for word in _WORD.findall(CJK_RUN.sub(" ", text).casefold()):
         if word in _STOP:
             continue
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
-        found.add(word)
+        found.add(intern(word))
     return found
 
 
@@ -115,7 +121,7 @@ def units(text: str) -> frozenset[str]:
     ("now", "remember", "现在"), CJK as single characters (an inserted "和虾" breaks
     bigrams but keeps every character of "我对花生过敏")."""
     text = _NEGATION.sub(" ", _FILLER.sub(" ", text))
-    cjk = {c for run in CJK_RUN.findall(text) for c in run}
+    cjk = {intern(c) for run in CJK_RUN.findall(text) for c in run}
     return frozenset(_latin_words(text) | (cjk - _CJK_PARTICLES))
 
 
@@ -142,7 +148,7 @@ def replaced(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Match:
     """The closest earlier fact and what the new one is to it."""
 
@@ -217,7 +223,7 @@ def agree(a: str, b: str, attribute: str) -> bool:
     return bool(tokens_a and tokens_b) and (tokens_a <= tokens_b or tokens_b <= tokens_a)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fact:
     """A fact as compared, every reading done once: a fact is judged against many."""
 
@@ -239,9 +245,13 @@ class Fact:
         "Don't" ("Don't forget I live in Berlin") is no negation."""
         said = strip_triggers(text)
         found = units(said)
+        said_words = words(said)
+        if found == said_words:  # often so for a fact in Latin script without filler
+            found = said_words  # one set, not two: a full run holds every live fact's
+        given_up = replaced(said)
         return cls(
             text,
-            words(said),
+            said_words,
             slots(said),
             found,
             _core(said, found),
@@ -249,7 +259,7 @@ class Fact:
             _polarity(said),
             bool(_SHIFT.search(said)),
             bool(_ADDITIVE.search(said)),
-            replaced(said),
+            given_up or _NOTHING,
         )
 
 
@@ -372,11 +382,19 @@ class FactSet:
         # Berlin" must not hide that "I live in Berlin" surely supersedes "I live in Paris".
         rank: tuple[bool, int, float, int] = (False, 0, 0.0, -1)
         idf: dict[str, float] = {}
+        ceiling = _Ceiling(self, new.words, idf)
+        threshold, limits = min(duplicate, conflict), (duplicate, conflict)
         for key in self._candidates(new):
             if key in skip:
                 continue
-            sim = self._similarity(new.words, self._facts[key].words, idf)
-            found = judge(new, self._facts[key], sim, duplicate, conflict)
+            old = self._facts[key]
+            # Too few shared words to pass either threshold: only the slot, cue and
+            # containment rules can relate the pair, and they do not read the similarity.
+            # Weigh the words (the costly part) only for a pair they do relate.
+            if ceiling.below(old.words, threshold) and not judge(new, old, 0.0, *limits):
+                continue
+            sim = self._similarity(new.words, old.words, idf)
+            found = judge(new, old, sim, duplicate, conflict)
             if found is None:
                 continue
             mine = (not found.doubtful, _PRIORITY[found.verdict], sim, self._order[key])
@@ -392,16 +410,58 @@ class FactSet:
         found: dict[str, None] = {}
         for slot in new.slots:
             keys = self._slot_keys.get((slot.subject, slot.attribute), {})
-            for key in list(reversed(keys))[:_MAX_SLOT_CANDIDATES]:
-                found[key] = None
+            found.update(dict.fromkeys(islice(reversed(keys), _MAX_SLOT_CANDIDATES)))
         postings = self._postings
         shared = [w for w in new.words if 0 < len(postings.get(w, ())) <= _MAX_POSTING]
         rare = sorted(shared, key=lambda w: (len(postings[w]), w))[:4]
-        hits: dict[str, int] = {}
-        for word in rare:
-            for key in postings[word]:
-                hits[key] = hits.get(key, 0) + 1
-        # The facts sharing most of the rare words; a cap keeps a common subject cheap.
-        for key in sorted(hits, key=lambda k: (-hits[k], k))[:_MAX_CANDIDATES]:
-            found[key] = None
+        found.update(dict.fromkeys(_most_shared([postings[w] for w in rare], _MAX_CANDIDATES)))
         return list(found)
+
+
+def _most_shared(lists: list[set[str]], limit: int) -> list[str]:
+    """The ``limit`` keys found in most of the lists, ties in key order: the first
+    ``limit`` of all their keys sorted by (lists holding the key, descending; key). The
+    lists are postings of up to _MAX_POSTING facts each, so the counting is done with set
+    operations, and only the keys in two or more lists (few) are sorted one by one."""
+    if not lists:
+        return []
+    every = set().union(*lists)
+    if len(every) <= limit:
+        chosen = every
+    else:
+        chosen = set()
+        for i, first in enumerate(lists):
+            for second in lists[i + 1 :]:
+                chosen |= first & second
+    ranked = sorted(chosen, key=lambda k: (-sum(k in p for p in lists), k))[:limit]
+    if len(ranked) < limit:  # the rest are in one list each: the smallest keys of those
+        ranked += heapq.nsmallest(limit - len(ranked), every - chosen)
+    return ranked
+
+
+class _Ceiling:
+    """An upper bound of ``FactSet._similarity`` of one new fact's words against any
+    fact's, without weighing the other fact's words: Jaccard exactly, and for the
+    idf-weighted Jaccard, the shared words' weight over the new fact's whole weight plus
+    the least weight any other word can have (a word in every fact ever added)."""
+
+    def __init__(self, facts: FactSet, new: frozenset[str], idf: dict[str, float]) -> None:
+        total = len(facts._facts)
+        for word in new - idf.keys():
+            idf[word] = math.log(1 + total / (1 + len(facts._postings.get(word, ()))))
+        self.new, self.idf = new, idf
+        self.weight = sum(idf[w] for w in new)
+        # No posting holds more keys than were ever added, and idf falls as postings grow.
+        self.floor = math.log(1 + total / (1 + len(facts._order))) if total else 0.0
+
+    def below(self, old: frozenset[str], threshold: float) -> bool:
+        """Whether the similarity with ``old`` is surely under ``threshold``."""
+        if not self.new or not old:
+            return threshold > 0  # the similarity is 0
+        shared = self.new & old
+        extra = len(old) - len(shared)
+        jaccard = len(shared) / (len(self.new) + extra)
+        denominator = self.weight + extra * self.floor
+        weighted = sum(self.idf[w] for w in shared) / denominator if denominator else 1.0
+        # The margin covers rounding: the bound sums in another order than the exact value.
+        return max(jaccard, weighted) * (1 + 1e-9) < threshold
