@@ -327,7 +327,9 @@ class FactSet:
 
     def __init__(self) -> None:
         self._facts: dict[str, Fact] = {}
-        self._postings: defaultdict[str, set[str]] = defaultdict(set)
+        # Lists, not sets: a full run holds the postings of every live fact's words, and a
+        # list takes a third of a set's memory. Each key is in a list at most once.
+        self._postings: defaultdict[str, list[str]] = defaultdict(list)
         self._slot_keys: defaultdict[tuple[str, str], dict[str, None]] = defaultdict(dict)
         self._order: dict[str, int] = {}
         self._last: Fact | None = None  # the text ``best`` read, added next as a rule
@@ -339,9 +341,12 @@ class FactSet:
         last = self._last
         fact = last if last is not None and last.text == text else Fact.read(text)
         self._facts[key] = fact
+        again = key in self._order  # only a key added before can be in a list already
         self._order[key] = len(self._order)
         for word in fact.words:
-            self._postings[word].add(key)
+            keys = self._postings[word]
+            if not again or key not in keys:
+                keys.append(key)
         for slot in fact.slots:
             self._slot_keys[(slot.subject, slot.attribute)][key] = None
 
@@ -350,7 +355,9 @@ class FactSet:
         if fact is None:
             return
         for word in fact.words:
-            self._postings[word].discard(key)
+            keys = self._postings[word]
+            if key in keys:
+                keys.remove(key)
         for slot in fact.slots:
             self._slot_keys[(slot.subject, slot.attribute)].pop(key, None)
 
@@ -414,7 +421,8 @@ class FactSet:
         postings = self._postings
         shared = [w for w in new.words if 0 < len(postings.get(w, ())) <= _MAX_POSTING]
         rare = sorted(shared, key=lambda w: (len(postings[w]), w))[:4]
-        found.update(dict.fromkeys(_most_shared([postings[w] for w in rare], _MAX_CANDIDATES)))
+        lists = [set(postings[w]) for w in rare]
+        found.update(dict.fromkeys(_most_shared(lists, _MAX_CANDIDATES)))
         return list(found)
 
 

@@ -317,9 +317,10 @@ class Consolidation:
         target = route(rated, meta, text)
         if self.llm is not None:  # only a fact the rules could not place is asked about
             target = self.llm.place(text, target)
+        new_id = fact_id(key)  # one string for the line, the plan and the log
         line = render_fact(
             text,
-            ident=fact_id(key),
+            ident=new_id,
             kind="belief" if confidence is not None else rated.kind,
             importance=round(value, 2),
             sources=sources,
@@ -328,8 +329,8 @@ class Consolidation:
             confidence=confidence,
             supersedes=supersedes,
         )
-        self.pending[target][fact_id(key)] = line
-        self.events.append(("distilled", key, fact_id(key)))
+        self.pending[target][new_id] = line
+        self.events.append(("distilled", key, new_id))
         new = parse_entry(line)
         assert new is not None
         self._add_fact(Fact(target, new))
