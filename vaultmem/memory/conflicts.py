@@ -321,12 +321,75 @@ def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
     return not rest or len(rest & new.units) / len(rest) >= 0.75
 
 
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """A fact's readings as ``FactSet`` holds them between comparisons: in tuples, a
+    quarter of a set's memory (a full run holds the readings of every live fact of the
+    vault), made a ``Fact`` again only for a pair that may be related."""
+
+    words: tuple[str, ...]
+    units: tuple[str, ...] | None  # None: the same as ``words``
+    core: tuple[str, ...] | None  # None: the same as ``units``
+    slots: tuple[Slot, ...]
+    negated: bool
+    likes: bool | None
+    shift: bool
+    additive: bool
+    given_up: tuple[str, ...]
+
+    @classmethod
+    def of(cls, fact: Fact) -> _Held:
+        return cls(
+            tuple(fact.words),
+            None if fact.units is fact.words else tuple(fact.units),
+            None if fact.core is fact.units else tuple(fact.core),
+            tuple(fact.slots),
+            fact.negated,
+            fact.likes,
+            fact.shift,
+            fact.additive,
+            tuple(fact.given_up),
+        )
+
+    def fact(self) -> Fact:
+        """The readings as ``judge`` takes them (the text is not kept: no rule reads it)."""
+        words = frozenset(self.words)
+        units = words if self.units is None else frozenset(self.units)
+        core = units if self.core is None else frozenset(self.core)
+        given_up = frozenset(self.given_up) if self.given_up else _NOTHING
+        return Fact(
+            "",
+            words,
+            list(self.slots),
+            units,
+            core,
+            self.negated,
+            self.likes,
+            self.shift,
+            self.additive,
+            given_up,
+        )
+
+    def may_relate(self, new: Fact) -> bool:
+        """Whether ``judge`` may relate a new fact to this one when their similarity is
+        under both thresholds: only a slot both fill, a change of stance or negation, a
+        word given up, or one fact's units all in the other's can (``judge`` decides)."""
+        if (new.slots and self.slots) or new.negated != self.negated:
+            return True
+        if new.likes is not None and self.likes is not None and new.likes != self.likes:
+            return True
+        if new.given_up and not new.given_up.isdisjoint(self.words):
+            return True
+        units = self.words if self.units is None else self.units
+        return new.units.issuperset(units) or new.units.issubset(units)
+
+
 class FactSet:
     """Facts held for comparison: an inverted index from word to facts, with idf weights,
     and one from (subject, attribute) to the facts filling that slot."""
 
     def __init__(self) -> None:
-        self._facts: dict[str, Fact] = {}
+        self._facts: dict[str, _Held] = {}
         # Lists, not sets: a full run holds the postings of every live fact's words, and a
         # list takes a third of a set's memory. Each key is in a list at most once.
         self._postings: defaultdict[str, list[str]] = defaultdict(list)
@@ -340,7 +403,7 @@ class FactSet:
     def add(self, key: str, text: str) -> None:
         last = self._last
         fact = last if last is not None and last.text == text else Fact.read(text)
-        self._facts[key] = fact
+        self._facts[key] = _Held.of(fact)
         again = key in self._order  # only a key added before can be in a list already
         self._order[key] = len(self._order)
         for word in fact.words:
@@ -394,11 +457,15 @@ class FactSet:
         for key in self._candidates(new):
             if key in skip:
                 continue
-            old = self._facts[key]
+            held = self._facts[key]
             # Too few shared words to pass either threshold: only the slot, cue and
             # containment rules can relate the pair, and they do not read the similarity.
             # Weigh the words (the costly part) only for a pair they do relate.
-            if ceiling.below(old.words, threshold) and not judge(new, old, 0.0, *limits):
+            below = ceiling.below(held.words, threshold)
+            if below and not held.may_relate(new):
+                continue
+            old = held.fact()
+            if below and not judge(new, old, 0.0, *limits):
                 continue
             sim = self._similarity(new.words, old.words, idf)
             found = judge(new, old, sim, duplicate, conflict)
@@ -462,11 +529,12 @@ class _Ceiling:
         # No posting holds more keys than were ever added, and idf falls as postings grow.
         self.floor = math.log(1 + total / (1 + len(facts._order))) if total else 0.0
 
-    def below(self, old: frozenset[str], threshold: float) -> bool:
-        """Whether the similarity with ``old`` is surely under ``threshold``."""
+    def below(self, old: tuple[str, ...], threshold: float) -> bool:
+        """Whether the similarity with ``old`` (distinct words) is surely under
+        ``threshold``."""
         if not self.new or not old:
             return threshold > 0  # the similarity is 0
-        shared = self.new & old
+        shared = self.new.intersection(old)
         extra = len(old) - len(shared)
         jaccard = len(shared) / (len(self.new) + extra)
         denominator = self.weight + extra * self.floor
