@@ -470,12 +470,15 @@ class Vault:
         dry_run: bool = False,
         today: dt.date | None = None,
         llm: bool | None = None,
+        progress: Progress | None = None,
     ) -> ConsolidationReport:
         """Distill daily notes into facts and topics, decay, and rebuild ``MEMORY.md``'s
         block (see ``memory/consolidate.py``). Ends in one git commit when the vault is in
         a repository; with ``dry_run``, only ``report.diff`` says what would change.
         ``llm`` (default: ``[llm] enabled``) asks a model about the doubtful cases
         (``vaultmem/llm/``), a dry run too: its answers are cached for the real run.
+        ``progress(done, total)`` is told of each daily note distilled, as ``index`` tells
+        of each note indexed.
 
         Raises:
             VaultmemError: an unknown mode, or a note that could not be written.
@@ -486,7 +489,14 @@ class Vault:
         day = today or dt.date.today()
         use_llm = self.config.llm.enabled if llm is None else llm
         report = runs.consolidate(
-            self.root, self.config, self.device, mode, dry_run=dry_run, today=day, llm=use_llm
+            self.root,
+            self.config,
+            self.device,
+            mode,
+            dry_run=dry_run,
+            today=day,
+            llm=use_llm,
+            progress=progress,
         )
         if dry_run:
             return report

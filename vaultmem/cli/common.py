@@ -187,6 +187,28 @@ def open_vault(vault_path: Path | None) -> Iterator[Vault]:
                 click.echo(f"Warning: {notice}", err=True)
 
 
+@contextlib.contextmanager
+def progress_bar(label: str, minimum: int = 0) -> Iterator[Callable[[int, int], None]]:
+    """A ``progress(done, total)`` callback that draws a bar on stderr when stderr is a
+    terminal and the work counts at least ``minimum`` items; otherwise it prints nothing,
+    and the command's summary line says what was done (a log or a pipe gets no bar)."""
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None and total >= minimum and sys.stderr.isatty():
+            bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+        if bar is not None:
+            bar.update(done - bar.pos)
+
+    try:
+        yield progress
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+
+
 @click.group(cls=VaultmemGroup, commands=LazyCommands(__package__, COMMAND_MODULES))
 @click.version_option(__version__, prog_name="vaultmem")
 def cli() -> None:

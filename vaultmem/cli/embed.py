@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 import click
 
-from .common import cli, echo_json, json_option, open_vault, vault_option
+from .common import cli, echo_json, json_option, open_vault, progress_bar, vault_option
 
 
 @cli.command()
@@ -24,22 +22,8 @@ def embed(as_json: bool, vault_path: Path | None) -> None:
 
     Example: vaultmem embed --vault ~/memory
     """
-    bar: Any = None
-
-    def progress(done: int, total: int) -> None:
-        nonlocal bar
-        if bar is None and sys.stderr.isatty():
-            bar = click.progressbar(length=total, label="embedding", file=sys.stderr)
-            bar.__enter__()
-        if bar is not None:
-            bar.update(done - bar.pos)
-
-    with open_vault(vault_path) as vault:
-        try:
-            report = vault.embed(progress)
-        finally:
-            if bar is not None:
-                bar.__exit__(None, None, None)
+    with open_vault(vault_path) as vault, progress_bar("embedding") as progress:
+        report = vault.embed(progress)
     if as_json:
         echo_json({**asdict(report), "seconds": round(report.seconds, 3)})
     else:

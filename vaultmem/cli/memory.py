@@ -16,6 +16,7 @@ from .common import (
     echo_json,
     json_option,
     open_vault,
+    progress_bar,
     read_stdin,
     utf8,
     vault_option,
@@ -169,8 +170,9 @@ def consolidate(
     Example: vaultmem consolidate --dry-run
     """
     when = dt.date.fromisoformat(today) if today else None
-    with open_vault(vault_path) as vault:
-        report = vault.consolidate(mode, dry_run=dry_run, today=when, llm=llm)
+    # A bar on a terminal once a run reads enough daily notes to take a while.
+    with open_vault(vault_path) as vault, progress_bar("consolidating", 100) as progress:
+        report = vault.consolidate(mode, dry_run=dry_run, today=when, llm=llm, progress=progress)
     for notice in report.notices:
         click.echo(f"Warning: {notice}", err=True)
     if as_json:

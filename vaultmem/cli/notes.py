@@ -24,6 +24,7 @@ from .common import (
     echo_json,
     json_option,
     open_vault,
+    progress_bar,
     split_line,
     utf8,
     vault_option,
@@ -64,22 +65,8 @@ def init(path: Path, example: bool, as_json: bool) -> None:
 
 
 def _run_index(vault: Vault, rebuild: bool) -> IndexReport:
-    bar: Any = None
-
-    def progress(done: int, total: int) -> None:
-        nonlocal bar
-        if bar is None and total >= 500 and sys.stderr.isatty():
-            bar = click.progressbar(length=total, label="indexing", file=sys.stderr)
-            bar.__enter__()
-        if bar is not None:
-            bar.update(1)
-
-    try:
-        report = vault.reindex(progress) if rebuild else vault.index(progress)
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
-    return report
+    with progress_bar("indexing", minimum=500) as progress:
+        return vault.reindex(progress) if rebuild else vault.index(progress)
 
 
 def _echo_report(report: IndexReport, as_json: bool) -> None:

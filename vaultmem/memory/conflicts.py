@@ -25,11 +25,14 @@ subject, or a time-shift cue alone; an optional LLM pass may re-judge those.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
+from sys import intern
 
 from ..terms import bigrams, cjk_run
 from .slots import UNKNOWN, Slot, slots
@@ -85,6 +88,7 @@ _REPLACED = re.compile(
     re.I,
 )
 _PRIORITY = {"duplicate": 4, "conflict": 3, "subsumes": 2, "similar": 1}
+_NOTHING: frozenset[str] = frozenset()
 _MAX_SLOT_CANDIDATES = 20
 
 
@@ -95,18 +99,20 @@ def words(text: str) -> frozenset[str]:
     text = _NEGATION.sub(lambda m: "" if cjk_run().fullmatch(m.group()) else " ", text)
     found = _latin_words(text)
     for run in cjk_run().findall(text):
-        found.update(bigrams(run) if len(run) > 1 else [run])
+        found.update(map(intern, bigrams(run) if len(run) > 1 else [run]))
     return frozenset(found)
 
 
 def _latin_words(text: str) -> set[str]:
+    # Interned: a large vault's facts repeat the same few thousand words, and a full run
+    # holds every live fact's words (one copy of each word instead of one per fact).
     found: set[str] = set()
     for word in _WORD.findall(cjk_run().sub(" ", text).casefold()):
         if word in _STOP:
             continue
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
-        found.add(word)
+        found.add(intern(word))
     return found
 
 
@@ -115,7 +121,7 @@ def units(text: str) -> frozenset[str]:
     ("now", "remember", "现在"), CJK as single characters (an inserted "和虾" breaks
     bigrams but keeps every character of "我对花生过敏")."""
     text = _NEGATION.sub(" ", _FILLER.sub(" ", text))
-    cjk = {c for run in cjk_run().findall(text) for c in run}
+    cjk = {intern(c) for run in cjk_run().findall(text) for c in run}
     return frozenset(_latin_words(text) | (cjk - _CJK_PARTICLES))
 
 
@@ -142,7 +148,7 @@ def replaced(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Match:
     """The closest earlier fact and what the new one is to it."""
 
@@ -217,7 +223,7 @@ def agree(a: str, b: str, attribute: str) -> bool:
     return bool(tokens_a and tokens_b) and (tokens_a <= tokens_b or tokens_b <= tokens_a)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fact:
     """A fact as compared, every reading done once: a fact is judged against many."""
 
@@ -239,9 +245,13 @@ class Fact:
         "Don't" ("Don't forget I live in Berlin") is no negation."""
         said = strip_triggers(text)
         found = units(said)
+        said_words = words(said)
+        if found == said_words:  # often so for a fact in Latin script without filler
+            found = said_words  # one set, not two: a full run holds every live fact's
+        given_up = replaced(said)
         return cls(
             text,
-            words(said),
+            said_words,
             slots(said),
             found,
             _core(said, found),
@@ -249,7 +259,7 @@ class Fact:
             _polarity(said),
             bool(_SHIFT.search(said)),
             bool(_ADDITIVE.search(said)),
-            replaced(said),
+            given_up or _NOTHING,
         )
 
 
@@ -311,13 +321,78 @@ def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
     return not rest or len(rest & new.units) / len(rest) >= 0.75
 
 
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """A fact's readings as ``FactSet`` holds them between comparisons: in tuples, a
+    quarter of a set's memory (a full run holds the readings of every live fact of the
+    vault), made a ``Fact`` again only for a pair that may be related."""
+
+    words: tuple[str, ...]
+    units: tuple[str, ...] | None  # None: the same as ``words``
+    core: tuple[str, ...] | None  # None: the same as ``units``
+    slots: tuple[Slot, ...]
+    negated: bool
+    likes: bool | None
+    shift: bool
+    additive: bool
+    given_up: tuple[str, ...]
+
+    @classmethod
+    def of(cls, fact: Fact) -> _Held:
+        return cls(
+            tuple(fact.words),
+            None if fact.units is fact.words else tuple(fact.units),
+            None if fact.core is fact.units else tuple(fact.core),
+            tuple(fact.slots),
+            fact.negated,
+            fact.likes,
+            fact.shift,
+            fact.additive,
+            tuple(fact.given_up),
+        )
+
+    def fact(self) -> Fact:
+        """The readings as ``judge`` takes them (the text is not kept: no rule reads it)."""
+        words = frozenset(self.words)
+        units = words if self.units is None else frozenset(self.units)
+        core = units if self.core is None else frozenset(self.core)
+        given_up = frozenset(self.given_up) if self.given_up else _NOTHING
+        return Fact(
+            "",
+            words,
+            list(self.slots),
+            units,
+            core,
+            self.negated,
+            self.likes,
+            self.shift,
+            self.additive,
+            given_up,
+        )
+
+    def may_relate(self, new: Fact) -> bool:
+        """Whether ``judge`` may relate a new fact to this one when their similarity is
+        under both thresholds: only a slot both fill, a change of stance or negation, a
+        word given up, or one fact's units all in the other's can (``judge`` decides)."""
+        if (new.slots and self.slots) or new.negated != self.negated:
+            return True
+        if new.likes is not None and self.likes is not None and new.likes != self.likes:
+            return True
+        if new.given_up and not new.given_up.isdisjoint(self.words):
+            return True
+        units = self.words if self.units is None else self.units
+        return new.units.issuperset(units) or new.units.issubset(units)
+
+
 class FactSet:
     """Facts held for comparison: an inverted index from word to facts, with idf weights,
     and one from (subject, attribute) to the facts filling that slot."""
 
     def __init__(self) -> None:
-        self._facts: dict[str, Fact] = {}
-        self._postings: defaultdict[str, set[str]] = defaultdict(set)
+        self._facts: dict[str, _Held] = {}
+        # Lists, not sets: a full run holds the postings of every live fact's words, and a
+        # list takes a third of a set's memory. Each key is in a list at most once.
+        self._postings: defaultdict[str, list[str]] = defaultdict(list)
         self._slot_keys: defaultdict[tuple[str, str], dict[str, None]] = defaultdict(dict)
         self._order: dict[str, int] = {}
         self._last: Fact | None = None  # the text ``best`` read, added next as a rule
@@ -328,10 +403,13 @@ class FactSet:
     def add(self, key: str, text: str) -> None:
         last = self._last
         fact = last if last is not None and last.text == text else Fact.read(text)
-        self._facts[key] = fact
+        self._facts[key] = _Held.of(fact)
+        again = key in self._order  # only a key added before can be in a list already
         self._order[key] = len(self._order)
         for word in fact.words:
-            self._postings[word].add(key)
+            keys = self._postings[word]
+            if not again or key not in keys:
+                keys.append(key)
         for slot in fact.slots:
             self._slot_keys[(slot.subject, slot.attribute)][key] = None
 
@@ -340,7 +418,9 @@ class FactSet:
         if fact is None:
             return
         for word in fact.words:
-            self._postings[word].discard(key)
+            keys = self._postings[word]
+            if key in keys:
+                keys.remove(key)
         for slot in fact.slots:
             self._slot_keys[(slot.subject, slot.attribute)].pop(key, None)
 
@@ -372,11 +452,23 @@ class FactSet:
         # Berlin" must not hide that "I live in Berlin" surely supersedes "I live in Paris".
         rank: tuple[bool, int, float, int] = (False, 0, 0.0, -1)
         idf: dict[str, float] = {}
+        ceiling = _Ceiling(self, new.words, idf)
+        threshold, limits = min(duplicate, conflict), (duplicate, conflict)
         for key in self._candidates(new):
             if key in skip:
                 continue
-            sim = self._similarity(new.words, self._facts[key].words, idf)
-            found = judge(new, self._facts[key], sim, duplicate, conflict)
+            held = self._facts[key]
+            # Too few shared words to pass either threshold: only the slot, cue and
+            # containment rules can relate the pair, and they do not read the similarity.
+            # Weigh the words (the costly part) only for a pair they do relate.
+            below = ceiling.below(held.words, threshold)
+            if below and not held.may_relate(new):
+                continue
+            old = held.fact()
+            if below and not judge(new, old, 0.0, *limits):
+                continue
+            sim = self._similarity(new.words, old.words, idf)
+            found = judge(new, old, sim, duplicate, conflict)
             if found is None:
                 continue
             mine = (not found.doubtful, _PRIORITY[found.verdict], sim, self._order[key])
@@ -392,16 +484,60 @@ class FactSet:
         found: dict[str, None] = {}
         for slot in new.slots:
             keys = self._slot_keys.get((slot.subject, slot.attribute), {})
-            for key in list(reversed(keys))[:_MAX_SLOT_CANDIDATES]:
-                found[key] = None
+            found.update(dict.fromkeys(islice(reversed(keys), _MAX_SLOT_CANDIDATES)))
         postings = self._postings
         shared = [w for w in new.words if 0 < len(postings.get(w, ())) <= _MAX_POSTING]
         rare = sorted(shared, key=lambda w: (len(postings[w]), w))[:4]
-        hits: dict[str, int] = {}
-        for word in rare:
-            for key in postings[word]:
-                hits[key] = hits.get(key, 0) + 1
-        # The facts sharing most of the rare words; a cap keeps a common subject cheap.
-        for key in sorted(hits, key=lambda k: (-hits[k], k))[:_MAX_CANDIDATES]:
-            found[key] = None
+        lists = [set(postings[w]) for w in rare]
+        found.update(dict.fromkeys(_most_shared(lists, _MAX_CANDIDATES)))
         return list(found)
+
+
+def _most_shared(lists: list[set[str]], limit: int) -> list[str]:
+    """The ``limit`` keys found in most of the lists, ties in key order: the first
+    ``limit`` of all their keys sorted by (lists holding the key, descending; key). The
+    lists are postings of up to _MAX_POSTING facts each, so the counting is done with set
+    operations, and only the keys in two or more lists (few) are sorted one by one."""
+    if not lists:
+        return []
+    every = set().union(*lists)
+    if len(every) <= limit:
+        chosen = every
+    else:
+        chosen = set()
+        for i, first in enumerate(lists):
+            for second in lists[i + 1 :]:
+                chosen |= first & second
+    ranked = sorted(chosen, key=lambda k: (-sum(k in p for p in lists), k))[:limit]
+    if len(ranked) < limit:  # the rest are in one list each: the smallest keys of those
+        ranked += heapq.nsmallest(limit - len(ranked), every - chosen)
+    return ranked
+
+
+class _Ceiling:
+    """An upper bound of ``FactSet._similarity`` of one new fact's words against any
+    fact's, without weighing the other fact's words: Jaccard exactly, and for the
+    idf-weighted Jaccard, the shared words' weight over the new fact's whole weight plus
+    the least weight any other word can have (a word in every fact ever added)."""
+
+    def __init__(self, facts: FactSet, new: frozenset[str], idf: dict[str, float]) -> None:
+        total = len(facts._facts)
+        for word in new - idf.keys():
+            idf[word] = math.log(1 + total / (1 + len(facts._postings.get(word, ()))))
+        self.new, self.idf = new, idf
+        self.weight = sum(idf[w] for w in new)
+        # No posting holds more keys than were ever added, and idf falls as postings grow.
+        self.floor = math.log(1 + total / (1 + len(facts._order))) if total else 0.0
+
+    def below(self, old: tuple[str, ...], threshold: float) -> bool:
+        """Whether the similarity with ``old`` (distinct words) is surely under
+        ``threshold``."""
+        if not self.new or not old:
+            return threshold > 0  # the similarity is 0
+        shared = self.new.intersection(old)
+        extra = len(old) - len(shared)
+        jaccard = len(shared) / (len(self.new) + extra)
+        denominator = self.weight + extra * self.floor
+        weighted = sum(self.idf[w] for w in shared) / denominator if denominator else 1.0
+        # The margin covers rounding: the bound sums in another order than the exact value.
+        return max(jaccard, weighted) * (1 + 1e-9) < threshold

@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -79,6 +79,8 @@ MEMORY_FILE = "MEMORY.md"
 # go first), and a fact moving to the archive is written there before it leaves ``facts/``.
 _ORDER = ("archive/", "facts/", "topics/")
 _KIND_RANK = {"person": 0, "project": 1, "repository": 2, "concept": 3}
+# ``progress(done, total)``: daily notes distilled so far, of those a run reads.
+Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -130,11 +132,13 @@ class Consolidation:
         today: dt.date,
         mode: str = "daily",
         llm: Judge | None = None,
+        progress: Progress | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         self.root, self.config, self.today, self.mode = root, config, today, mode
         self.llm = llm  # asked about the cases the rules are unsure of (vaultmem/llm/)
+        self.progress = progress
         self.memory = config.memory
         self.daily = config.vault.daily_folder
         self.report = Report(mode, False, today.isoformat())
@@ -154,23 +158,28 @@ class Consolidation:
     # -- reading ----------------------------------------------------------------------
 
     def notes(
-        self, folder: str, keep: Callable[[str], bool] | None = None
-    ) -> list[tuple[str, str, str]]:
+        self,
+        folder: str,
+        keep: Callable[[str], bool] | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[tuple[str, str, str]]:
         """``(path, text, content hash)`` of the readable notes under a folder (those whose
-        path ``keep`` accepts), in path order."""
-        found = []
-        for stat in sorted(scan_notes(self.root, self.config.index.exclude, folder), key=_path):
-            if stat.skip_reason or (keep is not None and not keep(stat.path)):
-                continue
+        path ``keep`` accepts), in path order, read one at a time: a full run over a large
+        vault never holds every note's text at once. ``progress(done, total)`` is told of
+        each note once the caller is done with it."""
+        found = sorted(scan_notes(self.root, self.config.index.exclude, folder), key=_path)
+        stats = [s for s in found if not s.skip_reason and (keep is None or keep(s.path))]
+        for done, stat in enumerate(stats, 1):
             if is_conflict_copy(stat.path):  # the other side of a sync conflict: not live
                 self.report.notices.append(f"{stat.path}: a sync conflict copy, left out")
-                continue
-            read = read_note(self.root / stat.path, self.config.index.max_file_bytes)
-            if read.text is None:
-                self.report.notices.append(f"{stat.path}: {read.warnings[0]}")
-                continue
-            found.append((stat.path, read.text, read.content_hash))
-        return found
+            else:
+                read = read_note(self.root / stat.path, self.config.index.max_file_bytes)
+                if read.text is None:
+                    self.report.notices.append(f"{stat.path}: {read.warnings[0]}")
+                else:
+                    yield stat.path, read.text, read.content_hash
+            if progress is not None:
+                progress(done, len(stats))
 
     def load_facts(self) -> None:
         """Read every fact line of ``facts/`` and ``archive/``."""
@@ -229,7 +238,7 @@ class Consolidation:
         """Phases 1-4 over every daily note, oldest first."""
         saved = self._read_checkpoint() if self.mode == "daily" else {}
         known: set[str] = {e.casefold() for fact in self.facts for e in entities(fact.text)}
-        for path, text, digest in self.notes(self.daily):
+        for path, text, digest in self.notes(self.daily, progress=self.progress):
             day = daily_date(path, self.daily)
             if day is None:
                 continue
@@ -258,7 +267,7 @@ class Consolidation:
             self.checkpoint[path] = {"hash": digest, "entities": sorted(set(seen))}
 
     def _admit(self, path: str, day: str, entry: Entry, ident: str, known: set[str]) -> None:
-        rated = score(entry.text, self.config.scoring, known)
+        rated = score(entry.text, self.config.scoring, known, folded=True)
         value = fraction(entry.field("importance"), rated.value)  # a caller's word wins
         if rated.dropped or value < self.memory.admit_threshold:
             return
@@ -308,9 +317,10 @@ class Consolidation:
         target = route(rated, meta, text)
         if self.llm is not None:  # only a fact the rules could not place is asked about
             target = self.llm.place(text, target)
+        new_id = fact_id(key)  # one string for the line, the plan and the log
         line = render_fact(
             text,
-            ident=fact_id(key),
+            ident=new_id,
             kind="belief" if confidence is not None else rated.kind,
             importance=round(value, 2),
             sources=sources,
@@ -319,8 +329,8 @@ class Consolidation:
             confidence=confidence,
             supersedes=supersedes,
         )
-        self.pending[target][fact_id(key)] = line
-        self.events.append(("distilled", key, fact_id(key)))
+        self.pending[target][new_id] = line
+        self.events.append(("distilled", key, new_id))
         new = parse_entry(line)
         assert new is not None
         self._add_fact(Fact(target, new))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from sys import intern
 from typing import TYPE_CHECKING
 
 from ..parse import find_fields, find_tags
@@ -61,7 +62,7 @@ METADATA_FIELDS = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """One list item of a note, taken apart."""
 
@@ -133,10 +134,16 @@ def parse_entry(line: str, number: int = 0) -> Entry | None:
         words,
         match["role"].strip() if match["role"] else None,
         block_id,
-        find_fields(rest),
+        [(intern(k), _shared(v)) for k, v in find_fields(rest)],
         find_tags(rest),
         match["box"] == " ",
     )
+
+
+def _shared(value: str) -> str:
+    """A short field value (a kind, an importance, a date) as one object however many
+    lines hold it: consolidation holds every fact line of a vault at once."""
+    return intern(value) if len(value) <= 24 else value
 
 
 def daily_date(rel: str, folder: str) -> str | None:
@@ -180,7 +187,7 @@ def line_id(text: str) -> str:
     return "m" + hashlib.blake2b(f"\0{normal}".encode(), digest_size=5).hexdigest()
 
 
-@dataclass
+@dataclass(slots=True)
 class Fact:
     """A fact line of ``facts/`` or ``archive/``, read back."""
 

@@ -17,7 +17,7 @@ from ..config import Config
 from ..errors import VaultmemError
 from ..state import STATE_DIR, vault_write_lock
 from . import ledger
-from .consolidate import MODES, Consolidation, Report
+from .consolidate import MODES, Consolidation, Progress, Report
 from .forget import forget_plan
 
 
@@ -41,11 +41,13 @@ def consolidate(
     dry_run: bool,
     today: dt.date,
     llm: bool = False,
+    progress: Progress | None = None,
 ) -> Report:
     """Distill, decay and rebuild ``MEMORY.md``'s block; with ``dry_run``, only
     ``report.diff`` says what would change. ``report.changed`` lists the notes written.
     With ``llm``, a chat model is asked about the doubtful cases (``vaultmem/llm/``), in a
-    dry run too: its answers are cached for the real run.
+    dry run too: its answers are cached for the real run. ``progress(done, total)`` is
+    told of each daily note distilled.
 
     Raises:
         VaultmemError: an unknown mode, or a note that could not be written.
@@ -58,7 +60,7 @@ def consolidate(
         from ..llm import open_judge
 
         judge = open_judge(root / STATE_DIR, config.llm)
-    run = Consolidation(root, config, today, mode, judge)
+    run = Consolidation(root, config, today, mode, judge, progress)
     try:
         edits = run.plan()
     finally:

@@ -11,7 +11,7 @@ Greetings and bare acknowledgements are dropped. Every weight is a key of ``[sco
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from ..config import ScoringConfig
@@ -366,13 +366,22 @@ def entities(text: str) -> list[str]:
     return [e for e in dict.fromkeys(found) if e]
 
 
-def score(text: str, weights: ScoringConfig | None = None, known: Iterable[str] = ()) -> Score:
+def score(
+    text: str,
+    weights: ScoringConfig | None = None,
+    known: Collection[str] = (),
+    *,
+    folded: bool = False,
+) -> Score:
     """Score one line (its message text, without the time, role and fields).
 
     Args:
         text: the line's words.
         weights: the ``[scoring]`` config (defaults when ``None``).
         known: entities seen before; a line naming a new one gets the first-mention bonus.
+        folded: ``known`` is a set of case-folded names already, used as it is
+            (consolidation keeps one growing set: folding it again for every line made a
+            full run quadratic in the vault's names).
     """
     w = weights or ScoringConfig()
     stripped = text.strip()
@@ -401,7 +410,7 @@ def score(text: str, weights: ScoringConfig | None = None, known: Iterable[str] 
     elif w.short_text_chars <= length < w.brief_chars:
         value += w.brief
         reasons.append(f"brief {w.brief:+.2f}")
-    known_set = {k.casefold() for k in known}
+    known_set = known if folded else {k.casefold() for k in known}
     new = [e for e in entities(stripped) if e.casefold() not in known_set]
     if new:
         value += w.first_mention

@@ -36,7 +36,7 @@ OWNER = "owner"
 UNKNOWN = "?"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Slot:
     """One thing a fact states: ``subject``'s ``attribute`` is ``value``."""
 

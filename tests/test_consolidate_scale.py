@@ -1,0 +1,210 @@
+"""Consolidation at scale (issue 15, item 5): work bounded per line, progress reported.
+
+Speed itself is measured by ``bench/consolidate_bench.py full``; these tests count work
+(word comparisons, names read) and check what a run prints, on a terminal and off one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import pty
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from conftest import run_cli, write
+
+from vaultmem import Vault
+from vaultmem.cli import cli
+from vaultmem.memory import consolidate as consolidate_module
+from vaultmem.memory.conflicts import FactSet
+
+DAY = dt.date(2026, 11, 22)
+NOTES = 120  # over the 100 daily notes from which a terminal gets a bar
+
+
+def name(n: int) -> str:
+    """A person's name of its own for each ``n``: Pataa, Patab, ..."""
+    return "Pat" + chr(ord("a") + n // 26) + chr(ord("a") + n % 26)
+
+
+def many_notes(root: Path, count: int = NOTES) -> None:
+    """``count`` daily notes of one fact each, each naming a new person."""
+    start = dt.date(2026, 1, 1)
+    for n in range(count):
+        day = (start + dt.timedelta(days=n)).isoformat()
+        write(
+            root,
+            f"memory/{day}.md",
+            f"# {day}\n\n- **user** Remember that {name(n)} is allergic to item {n} ^m{n}\n",
+        )
+
+
+@pytest.fixture
+def busy_vault(vault_path: Path) -> Path:
+    many_notes(vault_path)
+    return vault_path
+
+
+def counting_similarity(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the pairs whose words ``FactSet`` weighs (the costly comparison)."""
+    calls: list[int] = []
+    weigh = FactSet._similarity
+
+    def spy(self: FactSet, *args: Any) -> float:
+        calls.append(1)
+        return weigh(self, *args)
+
+    monkeypatch.setattr(FactSet, "_similarity", spy)
+    return calls
+
+
+def test_a_new_fact_is_weighed_only_against_facts_it_may_relate_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    facts = FactSet()
+    # 300 facts sharing two words with the new one: each a candidate, none a repeat or a
+    # contradiction of it.
+    for n in range(300):
+        facts.add(f"a{n:03d}", f"Atlas ticket {n} concerns widget{n} and gadget{n}")
+    facts.add("repeat", "The Atlas ticket status is green")
+    calls = counting_similarity(monkeypatch)
+    match = facts.best("Atlas ticket status", 0.8, 0.5)
+    assert match is not None and (match.key, match.verdict) == ("repeat", "duplicate")
+    # The old lookup weighed the words of all 50 best candidates.
+    assert len(calls) <= 2
+
+
+def test_bounded_lookup_keeps_every_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same verdicts with and without ruling pairs out by the bound."""
+    texts = [
+        "I live in Berlin",
+        "Alice is allergic to peanuts",
+        "We decided to use PostgreSQL 16 for Atlas",
+        "My favourite color is blue",
+        "Atlas ticket 4 concerns widget4 and gadget4",
+        "I drink coffee every morning",
+    ]
+    news = [
+        "I moved to Paris, I live in Paris now",
+        "Alice is allergic to peanuts and shellfish",
+        "Actually we switched Atlas to MySQL 8, not PostgreSQL",
+        "My favourite color is green",
+        "Atlas ticket 4 concerns widget4 and gadget4",
+        "I no longer drink coffee every morning",
+        "Atlas widget4",
+    ]
+
+    def verdicts() -> list[tuple[str, str] | None]:
+        facts = FactSet()
+        for n, text in enumerate(texts):
+            facts.add(f"k{n}", text)
+        found = [facts.best(text, 0.8, 0.5) for text in news]
+        return [None if m is None else (m.key, m.verdict) for m in found]
+
+    bounded = verdicts()
+    monkeypatch.setattr("vaultmem.memory.conflicts._Ceiling.below", lambda *a: False)
+    assert bounded == verdicts()
+    assert bounded[:6] == [
+        ("k0", "conflict"),
+        ("k1", "subsumes"),
+        ("k2", "conflict"),
+        ("k3", "conflict"),
+        ("k4", "duplicate"),
+        ("k5", "conflict"),
+    ]
+
+
+class CountingSet(set[str]):
+    """A set that counts the names read out of it one by one."""
+
+    read = 0
+
+    def __iter__(self) -> Iterator[str]:
+        for name in super().__iter__():
+            CountingSet.read += 1
+            yield name
+
+
+def test_known_names_are_not_read_again_for_every_line(
+    busy_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_score = consolidate_module.score
+
+    def spy(text: str, weights: Any, known: Any, **options: Any) -> Any:
+        return real_score(text, weights, CountingSet(known), **options)
+
+    CountingSet.read = 0
+    monkeypatch.setattr(consolidate_module, "score", spy)
+    with Vault(busy_vault) as vault:
+        report = vault.consolidate("full", today=DAY)
+    assert report.collected == NOTES
+    # Each line names a new person: folding the growing set of known names for every
+    # line read 0 + 1 + ... + 119 names.
+    assert CountingSet.read <= NOTES
+
+
+def test_progress_is_told_of_every_daily_note(busy_vault: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    with Vault(busy_vault) as vault:
+        vault.consolidate(
+            "full", today=DAY, progress=lambda done, total: seen.append((done, total))
+        )
+    assert seen == [(n, NOTES) for n in range(1, NOTES + 1)]
+
+
+def summary_lines(output: str) -> list[str]:
+    lines = output.splitlines()
+    assert lines[0].startswith(f"consolidate (full): {NOTES} new facts")
+    assert lines[1].startswith(f"{NOTES} lines collected, {NOTES} admitted;")
+    return lines
+
+
+def test_cli_without_a_terminal_prints_the_summary_and_no_bar(busy_vault: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["consolidate", "--mode", "full", "--today", "2026-11-22", "--vault", str(busy_vault)],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0
+    assert len(summary_lines(result.stdout)) == 2
+    assert "consolidating" not in result.output
+
+
+def test_a_process_without_a_terminal_prints_the_summary_and_no_bar(busy_vault: Path) -> None:
+    result = run_cli(busy_vault, "consolidate", "--mode", "full", "--today", "2026-11-22")
+    assert result.returncode == 0, result.stderr
+    assert len(summary_lines(result.stdout)) == 2
+    assert result.stderr == ""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX")
+def test_a_process_on_a_terminal_draws_a_bar(busy_vault: Path) -> None:
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "vaultmem", "consolidate", "--mode", "full"]
+        + ["--today", "2026-11-22", "--vault", str(busy_vault)],
+        stdout=subprocess.PIPE,
+        stderr=terminal,
+        text=True,
+    )
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    stdout, _ = process.communicate(timeout=300)
+    os.close(controller)
+    assert process.returncode == 0
+    assert b"consolidating" in shown and b"100%" in shown
+    assert len(summary_lines(stdout)) == 2
