@@ -111,11 +111,11 @@ def snapshot(db: Path) -> tuple[list[tuple[object, ...]], ...]:
             " ORDER BY 1, 2, 3"
         ).fetchall()
         links = conn.execute(
-            "SELECT l.path, c.chunk_id, target, embed FROM links l JOIN chunks c ON c.id = l.chunk"
+            "SELECT c.path, c.chunk_id, target, embed FROM links l JOIN chunks c ON c.id = l.chunk"
             " ORDER BY 1, 2, 3"
         ).fetchall()
         fields = conn.execute(
-            "SELECT f.path, c.chunk_id, key, value FROM fields f JOIN chunks c ON c.id = f.chunk"
+            "SELECT c.path, c.chunk_id, key, value FROM fields f JOIN chunks c ON c.id = f.chunk"
             " ORDER BY 1, 2, 3, 4"
         ).fetchall()
         # The inverted index itself, term by term, mapped to stable chunk identities.

@@ -159,8 +159,8 @@ class Index:
             CorruptIndexError: the counts disagree.
         """
         expected, counted, highest = self.conn.execute(
-            "SELECT (SELECT COALESCE(SUM(chunks), 0) FROM files), (SELECT COUNT(*) FROM chunks),"
-            " (SELECT MAX(id) FROM chunks)"
+            "SELECT (SELECT COALESCE(SUM(chunks), 0) FROM files),"
+            " (SELECT COUNT(*) FROM chunk_rows), (SELECT MAX(id) FROM chunk_rows)"
         ).fetchone()
         if expected != counted or (counted and highest is None):
             raise CorruptIndexError(f"{counted} chunks where the files table expects {expected}")
@@ -305,7 +305,7 @@ class Index:
         # Plain SQL: sqlite_utils would load numpy (when installed) for two counts.
         files, chunks = (
             int(self.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-            for table in ("files", "chunks")
+            for table in ("files", "chunk_rows")
         )
         return {"files": files, "chunks": chunks}
 
