@@ -104,7 +104,7 @@ def snapshot(db: Path) -> tuple[list[tuple[object, ...]], ...]:
             " FROM chunks ORDER BY path, chunk_id"
         ).fetchall()
         files = conn.execute(
-            "SELECT path, hash, date, frontmatter, warnings, chunks FROM files ORDER BY path"
+            "SELECT path, hash, date, names, warnings, chunks FROM files ORDER BY path"
         ).fetchall()
         tags = conn.execute(
             "SELECT t.path, c.chunk_id, t.tag FROM tags t LEFT JOIN chunks c ON c.id = t.chunk"

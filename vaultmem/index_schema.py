@@ -29,7 +29,7 @@ SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE files (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER, mtime_ns INTEGER,
-    hash TEXT, indexed_ns INTEGER, date TEXT, frontmatter TEXT, warnings TEXT,
+    hash TEXT, indexed_ns INTEGER, date TEXT, warnings TEXT,
     chunks INTEGER NOT NULL DEFAULT 0, names TEXT
 );
 CREATE TABLE kinds (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
@@ -89,11 +89,16 @@ def connect(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
         path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
     )
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-    # Takes effect when a new file gets its first table (an older index is converted by
-    # ``Index.open``): pages freed by deletes go back to the file system when
-    # ``Index.release_free_pages`` asks, so the file does not keep its largest size.
-    conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+    if conn.execute("PRAGMA page_count").fetchone()[0] == 0:
+        # A new file: the mode takes effect with its first table (an older index is
+        # converted by ``Index.open``). Only here: on a file with tables this pragma
+        # writes, and would wait for a running index run. Pages freed by deletes go back
+        # to the file system when ``Index.release_free_pages`` asks.
+        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
     conn.execute("PRAGMA journal_mode = WAL")
+    # A long-lived connection (the daemon's) would keep its WAL file at the size of the
+    # largest transaction it ever wrote (a whole reindex); truncate it after checkpoints.
+    conn.execute(f"PRAGMA journal_size_limit = {64 << 20}")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA cache_size = -65536")  # 64 MiB: FTS5 merges touch many pages
     return conn

@@ -187,15 +187,14 @@ def _write_file_row(
         record.hash,
         time.time_ns(),
         record.date,
-        json.dumps(record.frontmatter, ensure_ascii=False, default=str),
         json.dumps(list(record.warnings), ensure_ascii=False) if record.warnings else None,
         chunks,
         record.names,
     )
-    columns = "path, size, mtime_ns, hash, indexed_ns, date, frontmatter, warnings, chunks, names"
+    columns = "path, size, mtime_ns, hash, indexed_ns, date, warnings, chunks, names"
     if file is None:
         cursor = conn.execute(
-            f"INSERT INTO files ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values
+            f"INSERT INTO files ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", values
         )
         return int(cursor.lastrowid or 0)
     assignments = ", ".join(f"{name} = ?" for name in columns.split(", "))
