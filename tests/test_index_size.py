@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 import threading
 import time
 from pathlib import Path
@@ -138,18 +139,24 @@ def many_notes(tmp_path: Path) -> Path:
     return tmp_path
 
 
+PREPARED_LOG = Path()  # where ``counted_prepare`` records the notes it prepared
+
+
+def counted_prepare(job: Job) -> object:
+    """``prepare_file`` that appends its process id to ``PREPARED_LOG``, one line a note.
+    Module-level, so a worker process can unpickle it by name; forked workers inherit the
+    patch and the log's path."""
+    with open(PREPARED_LOG, "a") as out:
+        out.write(f"{os.getpid()}\n")
+    return prepare_file(job)
+
+
 def test_the_parallel_index_run_prepares_only_a_window_ahead_of_the_writer(
     many_notes: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = many_notes / "prepared.log"
-
-    def counted(job: Job) -> object:
-        # Forked workers inherit this patch; each appends its pid, one line per note.
-        with open(log, "a") as out:
-            out.write(f"{os.getpid()}\n")
-        return prepare_file(job)
-
-    monkeypatch.setattr(vaultmem.indexing, "prepare_file", counted)
+    monkeypatch.setattr(sys.modules[__name__], "PREPARED_LOG", log)
+    monkeypatch.setattr(vaultmem.indexing, "prepare_file", counted_prepare)
     jobs: list[Job] = [
         (str(many_notes), s, None, 1 << 20, 2000) for s in scan_notes(many_notes, ())
     ]
