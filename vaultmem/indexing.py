@@ -61,13 +61,16 @@ def plan_changes(
         for path, state in states.items()
         if state.indexed_ns - state.mtime_ns > racy_ns
     }
-    return plan_known(stats, KnownFiles(trusted, set(states)))
+    others = {
+        path for path, state in states.items() if state.indexed_ns - state.mtime_ns <= racy_ns
+    }
+    return plan_known(stats, KnownFiles(trusted, others))
 
 
 def plan_known(stats: Iterable[FileStat], known: KnownFiles) -> ChangePlan:
     """``plan_changes`` over the sets ``Index.known_files`` reads (pure): a stat whose
     ``(path, size, mtime_ns)`` is trusted is unchanged, any other is read, and a known path
-    no stat names is dropped."""
+    no stat names is dropped (looked for only when some trusted file was not matched)."""
     to_read: list[FileStat] = []
     seen: set[str] = set()
     trusted = known.trusted
@@ -78,7 +81,10 @@ def plan_known(stats: Iterable[FileStat], known: KnownFiles) -> ChangePlan:
             unchanged += 1
         else:
             to_read.append(stat)
-    return ChangePlan(to_read, sorted(known.paths - seen), unchanged)
+    gone = known.others - seen
+    if unchanged < len(trusted):  # a trusted file no stat matched: changed, or gone
+        gone |= {path for path, _, _ in trusted} - seen
+    return ChangePlan(to_read, sorted(gone), unchanged)
 
 
 Prepared = tuple[FileRecord, list[Chunk]]
