@@ -2,6 +2,8 @@
 
     python ../shared/bench/gen_vault.py /tmp/v10k --notes 10000
     python bench/index_bench.py /tmp/v10k --runs 5
+    python bench/index_bench.py /tmp/v100k --runs 1 --index-only
+
 
 Prints medians over ``--runs`` runs of: the raw limit (read + markdown-it-pyrs parse + one
 FTS5 insert per line, see ``raw_limit.py``), a full ``vaultmem reindex`` (as a process:
@@ -9,6 +11,9 @@ seconds, MB/s, ratio to the raw limit, peak RSS), a no-op ``vaultmem index``, se
 latency over the vault's ``queries.txt`` in-process and as CLI processes (p50/p95), the
 index size, and recall against a plain scan of the chunks: every chunk holding a Chinese
 query as a substring, every file holding an English query word, must be found.
+
+``--index-only`` keeps the index figures (reindex, no-op index, size) and skips the raw
+limit, search and recall: at 100,000 notes those take most of an hour.
 """
 
 from __future__ import annotations
@@ -67,6 +72,11 @@ def main() -> None:
     ap.add_argument("vault", type=Path)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--cli-queries", type=int, default=40, help="queries timed as CLI processes")
+    ap.add_argument(
+        "--index-only",
+        action="store_true",
+        help="only reindex, no-op index and index size (no raw limit, search or recall)",
+    )
     args = ap.parse_args()
     root: Path = args.vault
     (root / ".vaultmem").mkdir(exist_ok=True)
@@ -79,22 +89,41 @@ def main() -> None:
     ]
     print(f"vault: {root}, {len(notes)} notes, {megabytes:.1f} MB, {len(queries)} queries")
 
-    raw = []
-    for _ in range(args.runs):
-        with tempfile.TemporaryDirectory() as tmp:
-            raw.append(raw_index(root, Path(tmp) / "raw.db"))
-    raw_s = statistics.median(raw)
+    raw_s = None
+    if not args.index_only:
+        raw = []
+        for _ in range(args.runs):
+            with tempfile.TemporaryDirectory() as tmp:
+                raw.append(raw_index(root, Path(tmp) / "raw.db"))
+        raw_s = statistics.median(raw)
 
     reindex = [cli("reindex", "--vault", str(root)) for _ in range(args.runs)]
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    noop = [cli("index", "--vault", str(root)) for _ in range(args.runs)]
+    noop = [cli("index", "--vault", str(root)) for _ in range(max(args.runs, 3))]
 
     vault = Vault(root)
     inproc_noop = []
-    for _ in range(args.runs):
+    for _ in range(max(args.runs, 3)):
         started = time.perf_counter()
         vault.index()
         inproc_noop.append(time.perf_counter() - started)
+    size_mb = vault.db.size_bytes() / 1e6
+    reindex_s = statistics.median(reindex)
+    if raw_s is not None:
+        print(f"raw limit (read + parse + FTS5 insert per line): {raw_s:.2f} s")
+    print(
+        f"reindex: {reindex_s:.2f} s ({megabytes / reindex_s:.1f} MB/s)"
+        + (f", {reindex_s / raw_s:.2f}x the raw limit" if raw_s is not None else "")
+        + f", peak RSS {peak_mb:.0f} MB"
+    )
+    print(
+        f"no-op index: {statistics.median(noop) * 1000:.0f} ms as a process, "
+        f"{statistics.median(inproc_noop) * 1000:.0f} ms in-process"
+    )
+    print(f"index size: {size_mb:.1f} MB ({size_mb / megabytes:.2f}x the notes)")
+    if args.index_only:
+        return
+
     vault.search("warmup")
     latencies = []
     for _ in range(args.runs):
@@ -107,19 +136,7 @@ def main() -> None:
         for query, _ in queries[: args.cli_queries]
         for _ in range(2)
     ]
-    size_mb = vault.db.size_bytes() / 1e6
     worst = recall(vault, queries)
-
-    reindex_s = statistics.median(reindex)
-    print(f"raw limit (read + parse + FTS5 insert per line): {raw_s:.2f} s")
-    print(
-        f"reindex: {reindex_s:.2f} s ({megabytes / reindex_s:.1f} MB/s), "
-        f"{reindex_s / raw_s:.2f}x the raw limit, peak RSS {peak_mb:.0f} MB"
-    )
-    print(
-        f"no-op index: {statistics.median(noop) * 1000:.0f} ms as a process, "
-        f"{statistics.median(inproc_noop) * 1000:.0f} ms in-process"
-    )
     print(
         f"search in-process: p50 {percentile(latencies, 0.5) * 1000:.1f} ms, "
         f"p95 {percentile(latencies, 0.95) * 1000:.1f} ms ({len(latencies)} searches)"
@@ -128,7 +145,6 @@ def main() -> None:
         f"search as a CLI process: p50 {percentile(cli_latencies, 0.5) * 1000:.0f} ms, "
         f"p95 {percentile(cli_latencies, 0.95) * 1000:.0f} ms ({len(cli_latencies)} runs)"
     )
-    print(f"index size: {size_mb:.1f} MB ({size_mb / megabytes:.1f}x the notes)")
     print(
         "recall against a plain scan (worst query of each kind): "
         + ", ".join(f"{kind} {value:.3f}" for kind, value in sorted(worst.items()))

@@ -104,18 +104,18 @@ def snapshot(db: Path) -> tuple[list[tuple[object, ...]], ...]:
             " FROM chunks ORDER BY path, chunk_id"
         ).fetchall()
         files = conn.execute(
-            "SELECT path, hash, date, frontmatter, warnings, chunks FROM files ORDER BY path"
+            "SELECT path, hash, date, names, warnings, chunks FROM files ORDER BY path"
         ).fetchall()
         tags = conn.execute(
             "SELECT t.path, c.chunk_id, t.tag FROM tags t LEFT JOIN chunks c ON c.id = t.chunk"
             " ORDER BY 1, 2, 3"
         ).fetchall()
         links = conn.execute(
-            "SELECT l.path, c.chunk_id, target, embed FROM links l JOIN chunks c ON c.id = l.chunk"
+            "SELECT c.path, c.chunk_id, target, embed FROM links l JOIN chunks c ON c.id = l.chunk"
             " ORDER BY 1, 2, 3"
         ).fetchall()
         fields = conn.execute(
-            "SELECT f.path, c.chunk_id, key, value FROM fields f JOIN chunks c ON c.id = f.chunk"
+            "SELECT c.path, c.chunk_id, key, value FROM fields f JOIN chunks c ON c.id = f.chunk"
             " ORDER BY 1, 2, 3, 4"
         ).fetchall()
         # The inverted index itself, term by term, mapped to stable chunk identities.

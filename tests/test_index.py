@@ -362,7 +362,7 @@ def test_damage_inside_the_chunks_table_is_found_and_repaired(vault_path: Path) 
         vault.index()
         vault.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         root_page = vault.db.conn.execute(
-            "SELECT rootpage FROM sqlite_master WHERE name = 'chunks'"
+            "SELECT rootpage FROM sqlite_master WHERE name = 'chunk_rows'"
         ).fetchone()[0]
     db = vault_path / ".vaultmem/index.db"
     data = bytearray(db.read_bytes())

@@ -115,7 +115,10 @@ def test_the_index_and_validate_read_the_same_links(vault: Vault) -> None:
     write(vault.root, "Table view.md", "# Table view\n")
     write(vault.root, "Cards view.md", "# Cards view\n")
     vault.index()
-    rows = vault.db.conn.execute("SELECT target, embed FROM links WHERE path = 'Views.md'")
+    rows = vault.db.conn.execute(
+        "SELECT target, embed FROM links l JOIN chunks c ON c.id = l.chunk"
+        " WHERE c.path = 'Views.md'"
+    )
     assert sorted(rows) == [("Cards view", 0), ("Table view", 0)]
     assert [str(p) for p in vault.validate() if p.kind == "broken-link"] == []
 
@@ -132,7 +135,11 @@ def test_the_obsidian_help_vault_links_as_obsidian_shows_them(tmp_path: Path) ->
     Vault.init(root)
     with Vault(root) as vault:
         vault.index()
-        links = set(vault.db.conn.execute("SELECT path, target FROM links"))
+        links = set(
+            vault.db.conn.execute(
+                "SELECT c.path, l.target FROM links l JOIN chunks c ON c.id = l.chunk"
+            )
+        )
         problems = [p for p in vault.validate() if "link" in p.kind]
     # en/Bases/Views.md:44 `| [[Table view\|Table]] | Display files as rows ...`
     assert ("en/Bases/Views.md", "Table view") in links

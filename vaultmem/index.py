@@ -3,33 +3,53 @@
 Every row here is derived from the vault's Markdown files, so deleting ``index.db`` is
 always safe: ``vaultmem reindex`` (or the next command that needs it) builds it again.
 
-Tables:
+Tables (sizes: the 10,000-note generated vault, 23.5 MB of notes, index 80 MB; see
+``docs/vault-format.md`` for the 100,000-note figures):
 
 * ``meta``: ``schema_version`` and ``app``. An index of another version, a database that is
   not ours, or a corrupt file is deleted and rebuilt from the files, never migrated.
-* ``files``: one row per note: ``size`` and ``mtime_ns`` (the cheap stat check), ``hash``
-  (the content check), ``indexed_ns`` (when we read it), ``date`` (from a daily note's name
-  or the ``date``/``created`` property), ``frontmatter`` and parse ``warnings`` as JSON,
-  ``names`` (file name, title, aliases: ``terms.note_names``). A
-  skipped file (binary, too large, symlink) has a row with its warning and no chunks.
-* ``chunks``: one row per chunk: ``path``, ``chunk_id`` (stable, see ``chunk.py``), ``kind``,
-  ``line_start``/``line_end`` (1-based, inclusive), ``heading`` path, raw ``text``,
-  ``block_id`` (``^id``), ``date`` (a ``[created:: ]`` or ``[date:: ]`` field) and
-  ``searched`` (whether the chunk has a ``chunks_fts`` row, see ``index_write.is_searched``).
-  Search dates a chunk by that, else the file's ``date``, else the day of its ``mtime_ns``
+* ``files`` (2 MB): one row per note, with an ``id`` the other tables refer to, so a path is
+  stored once: ``path``, ``size`` and ``mtime_ns`` (the cheap stat check), ``hash`` (the
+  content check), ``indexed_ns`` (when we read it), ``date`` (from a daily note's name or
+  the ``date``/``created`` property), parse ``warnings`` as JSON, ``chunks`` (how many),
+  ``names`` (file name, title, aliases: ``terms.note_names``). A skipped file (binary, too
+  large, symlink) has a row with its warning and no chunks. The front matter's values are
+  not kept here a second time: the front matter chunk holds its text.
+* ``chunk_rows`` (35 MB, two thirds of it the text): one row per chunk: ``file``,
+  ``chunk_id`` (stable, see ``chunk.py``; 16 hex digits are stored as the 64-bit integer
+  they spell), ``kind`` (a number: ``index_schema.KINDS``), ``line_start``/``line_end``
+  (1-based, inclusive), ``heading`` (a number in ``headings``), raw ``text``, ``block_id``
+  (``^id``), ``date`` (a ``[created:: ]`` or ``[date:: ]`` field) and ``searched``
+  (whether the chunk has a ``chunks_fts`` row, see ``index_write.is_searched``). Search
+  dates a chunk by that, else the file's ``date``, else the day of its ``mtime_ns``
   (computed at query time, so it follows the file's stat without a re-read).
-* ``chunks_fts``: FTS5 over ``body``, ``heading``, ``cjk`` and ``name`` (see ``terms.py``),
-  rowid = ``chunks.id``, ``unicode61`` tokenizer (no stemmer; see ``search.py``). It is
-  *contentless*: the text lives once, in ``chunks`` (and the note's names in
-  ``files.names``), and a row is deleted by handing FTS5 its column values again,
-  recomputed by ``terms.fts_columns`` and ``terms.name_column``, for exactly the chunks
-  marked ``searched`` when they were inserted. The front matter chunk has no row: it is
-  never a hit, its values are reached as fields (names, tags, date).
-* ``tags`` (``chunk`` NULL for frontmatter tags; ``tag_key`` is the case-folded tag, since
-  SQLite's ``lower()`` folds only ASCII), ``links`` and ``fields``: the Obsidian syntax of
-  each chunk, for filters and later graph features.
+* ``headings`` (1 MB): each heading path of a note once, numbered within the note; a
+  heading path repeated on every chunk under it was 7 MB. ``kinds``: the kind names.
+* ``chunks`` (a view): ``chunk_rows`` with ``path``, ``kind``, ``heading`` and the hex
+  ``chunk_id`` spelled out, the shape every reader queries; ``file`` is there too.
+* ``chunks_fts`` (33 MB: 30 MB of postings, 3 MB of column sizes for bm25): FTS5 over
+  ``body``, ``heading``, ``cjk`` and ``name`` (see ``terms.py``), rowid = chunk id,
+  ``unicode61`` tokenizer (no stemmer; see ``search.py``), full detail (positions: phrases
+  and CJK bigram phrases need them). It is *contentless*: the text lives once, in
+  ``chunk_rows`` (and the note's names in ``files.names``), and a row is deleted by handing
+  FTS5 its column values again, recomputed by ``terms.fts_columns`` and
+  ``terms.name_column``, for exactly the chunks marked ``searched`` when they were
+  inserted. The front matter chunk has no row: it is never a hit, its values are reached
+  as fields (names, tags, date). The ``heading`` and ``name`` columns repeat a note's
+  heading and names on each of its chunks (12 of the 33 MB): that is what lets a line be
+  found by words split between it and its heading or note name.
+* ``tag_rows`` (``chunk`` NULL for frontmatter tags; ``tag_key`` is the case-folded tag,
+  since SQLite's ``lower()`` folds only ASCII) with the view ``tags`` (its ``path``
+  spelled out), ``links`` and ``fields`` (keyed by chunk): the Obsidian syntax of each
+  chunk, for filters and later graph features.
+* Secondary indexes (4 MB with the tables' own keys): chunks by file and by block id, tags,
+  links and fields by chunk and by key.
 * ``meta.settings``: the config values that shape chunks; when they change, ``index``
   rebuilds. ``meta.generation``: a random token renewed by every write transaction.
+
+The file is in ``auto_vacuum = INCREMENTAL`` mode: after a run that freed many pages
+(deleted notes, a rebuild of a larger index), ``release_free_pages`` hands them back to
+the file system, so the file does not keep the largest size it ever had.
 
 Writes happen in one transaction per ``Index.batch()``, so a reader in another process
 (WAL mode) sees a file's old rows or its new rows, never a mix.
@@ -51,7 +71,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import IndexLockedError
 from .index_faults import (
@@ -73,6 +93,7 @@ __all__ = [
     "CorruptIndexError",
     "Index",
     "IndexedState",
+    "KnownFiles",
     "citing",
     "index_error",
     "is_corrupt",
@@ -80,8 +101,25 @@ __all__ = [
 ]
 
 
+# SQLite's auto_vacuum modes: 2 is INCREMENTAL.
+_INCREMENTAL = 2
+# Free pages (4 KiB each) worth releasing, and how many one step releases.
+FREE_PAGES_MIN = 256
+FREE_PAGES_PER_STEP = 4096
+# The memory SQLite's sorter may use when a bulk build creates the secondary indexes.
+SORTER_KIB = 8192
+
+
+class KnownFiles(NamedTuple):
+    """The indexed files an index run compares the vault's stats with (``known_files``)."""
+
+    trusted: set[tuple[str, int, int]]  # (path, size, mtime_ns) whose stat can be trusted
+    others: set[str]  # the paths of the rest (read too close to their last change)
+
+
 class IndexedState(NamedTuple):
-    """What the index remembers of a file, for the cheap change check."""
+    """What the index remembers of a file, for the cheap change check (a named tuple: one
+    per note on every index run)."""
 
     size: int
     mtime_ns: int
@@ -146,7 +184,48 @@ class Index:
             except sqlite3.DatabaseError as exc:
                 conn.close()
                 raise index_error(exc, path) from exc
+            index.convert_to_incremental_vacuum()
         return index
+
+    def convert_to_incremental_vacuum(self) -> None:
+        """Give an index file made before incremental vacuum (schema version 8 and older,
+        now recreated empty) that mode. Only a ``VACUUM`` changes it once a table exists;
+        on an empty index it takes milliseconds. Left for next time if another process is
+        reading the file."""
+        if self.conn.execute("PRAGMA auto_vacuum").fetchone()[0] == _INCREMENTAL:
+            return
+        if not self.is_empty():
+            return  # a whole index: not worth a rewrite here; its next rebuild converts it
+        with contextlib.suppress(sqlite3.OperationalError):
+            self.conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            self.conn.execute("VACUUM")
+
+    def release_free_pages(self, limit: int | None = FREE_PAGES_PER_STEP) -> int:
+        """Give the file system back the pages that deletes freed: otherwise the file keeps
+        the largest size it ever had. With a ``limit`` (the daemon's small runs), only once
+        they are many (``FREE_PAGES_MIN`` and a twentieth of the file), and at most
+        ``limit`` of them, so its next batch waits milliseconds; with ``None`` (after a
+        rebuild), all. A short write of its own, after a run's transaction: a search in
+        another process reads on meanwhile (WAL). Skipped when another process writes.
+
+        Returns:
+            How many pages were released.
+        """
+        free, pages = self.conn.execute(
+            "SELECT * FROM pragma_freelist_count(), pragma_page_count()"
+        ).fetchone()
+        if free == 0 or (limit is not None and free < max(FREE_PAGES_MIN, pages // 20)):
+            return 0
+        try:
+            # Not execute(): the pragma returns a row per page released, undeclared, so
+            # Python's execute() steps it once (one page); executescript() runs it out.
+            self.conn.executescript(f"PRAGMA incremental_vacuum({limit or 0})")
+        except sqlite3.OperationalError as exc:
+            if isinstance(index_error(exc, self.path), IndexLockedError):
+                return 0  # another writer: the next run releases them
+            raise
+        left = int(self.conn.execute("PRAGMA freelist_count").fetchone()[0])
+        return int(free) - left
 
     def probe(self) -> None:
         """A check cheap enough for a search that found nothing (about 2 ms for 300,000
@@ -157,8 +236,8 @@ class Index:
             CorruptIndexError: the counts disagree.
         """
         expected, counted, highest = self.conn.execute(
-            "SELECT (SELECT COALESCE(SUM(chunks), 0) FROM files), (SELECT COUNT(*) FROM chunks),"
-            " (SELECT MAX(id) FROM chunks)"
+            "SELECT (SELECT COALESCE(SUM(chunks), 0) FROM files),"
+            " (SELECT COUNT(*) FROM chunk_rows), (SELECT MAX(id) FROM chunk_rows)"
         ).fetchone()
         if expected != counted or (counted and highest is None):
             raise CorruptIndexError(f"{counted} chunks where the files table expects {expected}")
@@ -255,31 +334,47 @@ class Index:
             yield
         finally:
             self._bulk = False
-        create_indexes(self.conn)
+        # SQLite's sorter may hold as much as the page cache (64 MiB), on top of the cache
+        # full of the build's pages: 2.66 million rows to sort at 100,000 notes. A smaller
+        # sorter spills to a temporary file instead, which keeps the run's peak memory
+        # flat (a few seconds more at 100,000 notes).
+        cache = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+        self.conn.execute(f"PRAGMA cache_size = {-SORTER_KIB}")
+        try:
+            create_indexes(self.conn)
+        finally:
+            self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
 
     def states(self) -> dict[str, IndexedState]:
         """The indexed state of every file, by path."""
         rows = self.conn.execute("SELECT path, size, mtime_ns, hash, indexed_ns FROM files")
-        return {r[0]: IndexedState(r[1], r[2], r[3], r[4]) for r in rows}
+        return {r[0]: IndexedState._make(r[1:]) for r in rows}
 
-    def states_for(
-        self, paths: Iterable[str], folders: Iterable[str] = ()
-    ) -> dict[str, IndexedState]:
-        """The indexed state of the given paths and of every file under the given folders."""
-        sql = "SELECT path, size, mtime_ns, hash, indexed_ns FROM files WHERE "
-        rows: list[tuple[Any, ...]] = []
-        wanted = list(dict.fromkeys(paths))
-        for start in range(0, len(wanted), 500):  # SQLite limits the number of parameters
-            part = wanted[start : start + 500]
-            rows += self.conn.execute(
-                sql + f"path IN ({','.join('?' * len(part))})", part
-            ).fetchall()
-        for folder in folders:
-            # Every path below "folder/" sorts between "folder/" and "folder0" ("0" follows "/").
-            rows += self.conn.execute(
-                sql + "path >= ? AND path < ?", (folder + "/", folder + "0")
-            ).fetchall()
-        return {r[0]: IndexedState(r[1], r[2], r[3], r[4]) for r in rows}
+    def known_files(
+        self, racy_ns: int, paths: Iterable[str] | None = None, folders: Iterable[str] = ()
+    ) -> KnownFiles:
+        """What a run's plan needs to know of the indexed files (every file; with ``paths``,
+        the given paths and every file under the given folders): the ``(path, size,
+        mtime_ns)`` of those whose stat can be trusted, read more than ``racy_ns`` after
+        their last change, and the paths of the others. Sets built from SQLite's rows
+        directly: 100,000 files in one pass over ``files``, where a Python object per file
+        cost a third of a no-op run."""
+        trusted = "SELECT path, size, mtime_ns FROM files WHERE indexed_ns - mtime_ns > ?"
+        others = "SELECT path FROM files WHERE NOT indexed_ns - mtime_ns > ?"
+        filters = [("1", [])] if paths is None else list(_path_filters(paths, folders))
+        known = KnownFiles(set(), set())
+        for where, params in filters:
+            known.trusted.update(self.conn.execute(f"{trusted} AND {where}", (racy_ns, *params)))
+            rows = self.conn.execute(f"{others} AND {where}", (racy_ns, *params))
+            known.others.update(path for (path,) in rows)
+        return known
+
+    def hashes(self, paths: Iterable[str]) -> dict[str, str]:
+        """The content hash of each of these indexed files, by path."""
+        found: dict[str, str] = {}
+        for where, params in _path_filters(paths, ()):
+            found.update(self.conn.execute(f"SELECT path, hash FROM files WHERE {where}", params))
+        return found
 
     def rename_file(self, old: str, new: str) -> None:
         """Move a file's rows to a new path (see ``index_write.rename_file``)."""
@@ -311,7 +406,7 @@ class Index:
         # Plain SQL: sqlite_utils would load numpy (when installed) for two counts.
         files, chunks = (
             int(self.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-            for table in ("files", "chunks")
+            for table in ("files", "chunk_rows")
         )
         return {"files": files, "chunks": chunks}
 
@@ -352,6 +447,18 @@ class Index:
     def size_bytes(self) -> int:
         """Size of the database and its WAL on disk."""
         return sum(p.stat().st_size for p in database_files(self.path) if p.exists())
+
+
+def _path_filters(paths: Iterable[str], folders: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
+    """WHERE clauses over ``files`` (with their parameters) that together select the given
+    paths and every file under the given folders."""
+    wanted = list(dict.fromkeys(paths))
+    for start in range(0, len(wanted), 500):  # SQLite limits the number of parameters
+        part = wanted[start : start + 500]
+        yield f"path IN ({','.join('?' * len(part))})", part
+    for folder in folders:
+        # Every path below "folder/" sorts between "folder/" and "folder0" ("0" follows "/").
+        yield "path >= ? AND path < ?", [folder + "/", folder + "0"]
 
 
 def citing(conn: sqlite3.Connection, links: list[str]) -> list[tuple[str | None, str]]:

@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .chunk import Chunk
+from .index_schema import KINDS
 from .sql_parts import in_parts
 from .terms import fts_columns, name_column
 
@@ -51,7 +53,21 @@ class FileRecord:
     names: str = ""  # see ``terms.note_names``
 
 
+KIND_NUMBERS = {kind: number for number, kind in enumerate(KINDS)}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def packed_chunk_id(chunk_id: str) -> int | str:
+    """How ``chunk_rows`` stores a chunk id: a plain 16-hex-digit id as the signed 64-bit
+    integer of its digits (the ``chunks`` view prints it back), any other id as it is."""
+    if len(chunk_id) == 16:
+        try:
+            value = int(chunk_id, 16)
+        except ValueError:
+            return chunk_id
+        if format(value, "016x") == chunk_id:  # lower-case digits only: it must print back
+            return value - (1 << 64) if value >= 1 << 63 else value
+    return chunk_id
 
 
 def chunk_names(kind: str, names: str) -> str:
@@ -73,10 +89,9 @@ def _field_date(fields: tuple[tuple[str, str], ...]) -> str | None:
 
 def rename_file(conn: sqlite3.Connection, old: str, new: str) -> None:
     """Move a file's rows to a new path (a rename whose content did not change keeps its
-    chunk rows and ids)."""
+    chunk rows and ids): its rows refer to the ``files`` row, which takes the new path."""
     delete_file(conn, new)
-    for table in ("files", "chunks", "tags", "links", "fields"):
-        conn.execute(f"UPDATE {table} SET path = ? WHERE path = ?", (new, old))
+    conn.execute("UPDATE files SET path = ? WHERE path = ?", (new, old))
 
 
 def touch_file(conn: sqlite3.Connection, path: str, size: int, mtime_ns: int) -> None:
@@ -89,10 +104,15 @@ def touch_file(conn: sqlite3.Connection, path: str, size: int, mtime_ns: int) ->
 
 def delete_file(conn: sqlite3.Connection, path: str) -> None:
     """Drop a file and everything derived from it."""
-    ids = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE path = ?", (path,))]
+    row = conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+    if row is None:
+        return
+    file = int(row[0])
+    ids = [r[0] for r in conn.execute("SELECT id FROM chunk_rows WHERE file = ?", (file,))]
     _delete_chunks(conn, ids)
-    conn.execute("DELETE FROM tags WHERE path = ?", (path,))
-    conn.execute("DELETE FROM files WHERE path = ?", (path,))
+    conn.execute("DELETE FROM tag_rows WHERE file = ?", (file,))
+    conn.execute("DELETE FROM headings WHERE file = ?", (file,))
+    conn.execute("DELETE FROM files WHERE id = ?", (file,))
 
 
 def replace_file(
@@ -106,20 +126,24 @@ def replace_file(
     Returns:
         How many chunk rows were inserted.
     """
-    path = record.path
-    stored = None if bulk else _names_of(conn, path)
-    # In a bulk build the path cannot be indexed yet (and there is no path index).
-    old = (
-        {}
-        if bulk
-        else {
+    # In a bulk build the path cannot be indexed yet (and there is no index on chunk files).
+    found = None if bulk else _file_of(conn, record.path)
+    if found is None:
+        # A new file's row goes in first: its chunk rows refer to its id.
+        file = _write_file_row(conn, record, len(chunks), None)
+        stored: str | None = None
+        old: dict[str, tuple[int, int, int, bool]] = {}
+        headings: dict[str, int] = {}
+    else:
+        file, stored = found
+        old = {
             r[0]: (r[1], r[2], r[3], bool(r[4]))
             for r in conn.execute(
-                "SELECT chunk_id, id, line_start, line_end, searched FROM chunks WHERE path = ?",
-                (path,),
+                "SELECT chunk_id, id, line_start, line_end, searched FROM chunks WHERE file = ?",
+                (file,),
             )
         }
-    )
+        headings = dict(conn.execute("SELECT text, n FROM headings WHERE file = ?", (file,)))
     moved: list[tuple[int, int, int]] = []
     fresh: list[Chunk] = []
     for chunk in chunks:
@@ -134,46 +158,81 @@ def replace_file(
             moved.append((chunk.line_start, chunk.line_end, kept[0]))
     _delete_chunks(conn, [v[0] for v in old.values()])
     if stored is not None and stored != record.names:
-        _rename_chunks(conn, path, stored, record.names)
+        _rename_chunks(conn, file, stored, record.names)
     if moved:
-        conn.executemany("UPDATE chunks SET line_start = ?, line_end = ? WHERE id = ?", moved)
+        conn.executemany("UPDATE chunk_rows SET line_start = ?, line_end = ? WHERE id = ?", moved)
+    _number_headings(conn, file, headings, {chunk.heading for chunk in chunks if chunk.heading})
     if fresh:
-        _insert_chunks(conn, path, fresh, record)
-    if not bulk:
-        conn.execute("DELETE FROM tags WHERE path = ? AND chunk IS NULL", (path,))
+        _insert_chunks(conn, file, fresh, record, headings)
+    if found is not None:
+        conn.execute("DELETE FROM tag_rows WHERE file = ? AND chunk IS NULL", (file,))
+        _write_file_row(conn, record, len(chunks), file)
     conn.executemany(
-        "INSERT INTO tags (path, chunk, tag, tag_key) VALUES (?, NULL, ?, ?)",
-        [(path, tag, tag.casefold()) for tag in record.tags],
-    )
-    conn.execute(
-        "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            path,
-            record.size,
-            record.mtime_ns,
-            record.hash,
-            time.time_ns(),
-            record.date,
-            json.dumps(record.frontmatter, ensure_ascii=False, default=str),
-            json.dumps(list(record.warnings), ensure_ascii=False) if record.warnings else None,
-            len(chunks),
-            record.names,
-        ),
+        "INSERT INTO tag_rows (file, chunk, tag, tag_key) VALUES (?, NULL, ?, ?)",
+        [(file, tag, tag.casefold()) for tag in record.tags],
     )
     return len(fresh)
 
 
-def _names_of(conn: sqlite3.Connection, path: str) -> str | None:
-    row = conn.execute("SELECT names FROM files WHERE path = ?", (path,)).fetchone()
-    return None if row is None else str(row[0] or "")
+def _file_of(conn: sqlite3.Connection, path: str) -> tuple[int, str] | None:
+    """The id and the stored names of an indexed file."""
+    row = conn.execute("SELECT id, names FROM files WHERE path = ?", (path,)).fetchone()
+    return None if row is None else (int(row[0]), str(row[1] or ""))
 
 
-def _rename_chunks(conn: sqlite3.Connection, path: str, old: str, new: str) -> None:
+def _write_file_row(
+    conn: sqlite3.Connection, record: FileRecord, chunks: int, file: int | None
+) -> int:
+    """Insert a file's row (``file`` None) or rewrite it in place, keeping its id."""
+    values = (
+        record.path,
+        record.size,
+        record.mtime_ns,
+        record.hash,
+        time.time_ns(),
+        record.date,
+        json.dumps(list(record.warnings), ensure_ascii=False) if record.warnings else None,
+        chunks,
+        record.names,
+    )
+    columns = "path, size, mtime_ns, hash, indexed_ns, date, warnings, chunks, names"
+    if file is None:
+        cursor = conn.execute(
+            f"INSERT INTO files ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", values
+        )
+        return int(cursor.lastrowid or 0)
+    assignments = ", ".join(f"{name} = ?" for name in columns.split(", "))
+    conn.execute(f"UPDATE files SET {assignments} WHERE id = ?", (*values, file))
+    return file
+
+
+def _number_headings(
+    conn: sqlite3.Connection, file: int, numbers: dict[str, int], wanted: set[str]
+) -> None:
+    """Make ``numbers`` (a heading path -> its number in ``headings``, for this file) hold
+    exactly the ``wanted`` headings, in the table too. A heading kept keeps its number, so
+    the chunk rows that were kept need no update; call it after the vanished chunks are
+    deleted (deleting their FTS rows reads their headings)."""
+    gone = [(file, numbers.pop(text)) for text in list(numbers) if text not in wanted]
+    if gone:
+        conn.executemany("DELETE FROM headings WHERE file = ? AND n = ?", gone)
+    new = sorted(wanted - numbers.keys())
+    first = max(numbers.values(), default=-1) + 1
+    for n, text in enumerate(new, first):
+        numbers[text] = n
+    if new:
+        conn.executemany(
+            "INSERT INTO headings (file, n, text) VALUES (?, ?, ?)",
+            [(file, numbers[text], text) for text in new],
+        )
+
+
+def _rename_chunks(conn: sqlite3.Connection, file: int, old: str, new: str) -> None:
     """Give the FTS rows of a file's chunks its new names (a rename, an alias edited):
     FTS5 is handed each row's old values to delete it, then the new ones."""
     rows = conn.execute(
-        "SELECT id, kind, text, heading FROM chunks WHERE path = ? AND searched",
-        (path,),
+        "SELECT id, kind, text, heading FROM chunks WHERE file = ? AND searched",
+        (file,),
     ).fetchall()
     columns = [(rowid, kind, *fts_columns(text, heading)) for rowid, kind, text, heading in rows]
     old_name, new_name = name_column(old), name_column(new)
@@ -189,10 +248,14 @@ def _rename_chunks(conn: sqlite3.Connection, path: str, old: str, new: str) -> N
 
 
 def _insert_chunks(
-    conn: sqlite3.Connection, path: str, chunks: list[Chunk], record: FileRecord
+    conn: sqlite3.Connection,
+    file: int,
+    chunks: list[Chunk],
+    record: FileRecord,
+    headings: dict[str, int],
 ) -> None:
     name = name_column(record.names)
-    row = conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()
+    row = conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunk_rows").fetchone()
     next_id = int(row[0]) + 1
     chunk_rows: list[tuple[object, ...]] = []
     fts_rows: list[tuple[object, ...]] = []
@@ -206,12 +269,12 @@ def _insert_chunks(
         chunk_rows.append(
             (
                 rowid,
-                path,
-                chunk.chunk_id,
-                chunk.kind,
+                file,
+                packed_chunk_id(chunk.chunk_id),
+                KIND_NUMBERS[chunk.kind],
                 chunk.line_start,
                 chunk.line_end,
-                chunk.heading,
+                headings[chunk.heading] if chunk.heading else None,
                 chunk.text,
                 chunk.block_id,
                 date,
@@ -221,20 +284,20 @@ def _insert_chunks(
         if searched:
             names = chunk_names(chunk.kind, name)
             fts_rows.append((rowid, chunk.fts_body, chunk.fts_heading, chunk.fts_cjk, names))
-        tag_rows.extend((path, rowid, tag, tag.casefold()) for tag in chunk.tags)
-        link_rows.extend((path, rowid, target, int(embed)) for target, embed in chunk.links)
-        field_rows.extend((path, rowid, key, value) for key, value in chunk.fields)
-    conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
+        tag_rows.extend((file, rowid, tag, tag.casefold()) for tag in chunk.tags)
+        link_rows.extend((rowid, target, int(embed)) for target, embed in chunk.links)
+        field_rows.extend((rowid, key, value) for key, value in chunk.fields)
+    conn.executemany("INSERT INTO chunk_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
     conn.executemany(
         "INSERT INTO chunks_fts (rowid, body, heading, cjk, name) VALUES (?, ?, ?, ?, ?)",
         fts_rows,
     )
     if tag_rows:
-        conn.executemany("INSERT INTO tags VALUES (?, ?, ?, ?)", tag_rows)
+        conn.executemany("INSERT INTO tag_rows VALUES (?, ?, ?, ?)", tag_rows)
     if link_rows:
-        conn.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", link_rows)
+        conn.executemany("INSERT INTO links VALUES (?, ?, ?)", link_rows)
     if field_rows:
-        conn.executemany("INSERT INTO fields VALUES (?, ?, ?, ?)", field_rows)
+        conn.executemany("INSERT INTO fields VALUES (?, ?, ?)", field_rows)
 
 
 def _delete_chunks(conn: sqlite3.Connection, ids: list[int]) -> None:
@@ -246,7 +309,7 @@ def _delete_chunks(conn: sqlite3.Connection, ids: list[int]) -> None:
         for part, marks in in_parts(conn, ids)
         for row in conn.execute(
             "SELECT c.id, c.kind, c.text, c.heading, f.names FROM chunks c"
-            f" LEFT JOIN files f ON f.path = c.path WHERE c.searched AND c.id IN ({marks})",
+            f" JOIN files f ON f.id = c.file WHERE c.searched AND c.id IN ({marks})",
             part,
         )
     ]
@@ -258,7 +321,7 @@ def _delete_chunks(conn: sqlite3.Connection, ids: list[int]) -> None:
             for rowid, kind, text, heading, names in old
         ],
     )
-    conn.executemany("DELETE FROM tags WHERE chunk = ?", params)
+    conn.executemany("DELETE FROM tag_rows WHERE chunk = ?", params)
     conn.executemany("DELETE FROM links WHERE chunk = ?", params)
     conn.executemany("DELETE FROM fields WHERE chunk = ?", params)
-    conn.executemany("DELETE FROM chunks WHERE id = ?", params)
+    conn.executemany("DELETE FROM chunk_rows WHERE id = ?", params)

@@ -7,7 +7,9 @@ lives in ``index.py``.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -18,15 +20,19 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .chunk import Chunk, make_chunks
 from .config import IndexConfig
 from .errors import Interrupted
 from .files import FileStat, printable, read_note, scan_notes, stat_note
-from .index import Index, IndexedState
+from .index import FREE_PAGES_PER_STEP, Index, IndexedState, KnownFiles
 from .index_write import FileRecord
 from .parse import parse_document
 from .terms import note_names
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 # A file modified this close to the moment we read it may change again within the same
 # mtime tick without its size changing; such "racy" files are re-hashed next time (as git does).
@@ -51,22 +57,35 @@ def plan_changes(
     A file whose size and mtime match the index is unchanged, unless it was modified within
     ``racy_ns`` of being read: then only a content hash can tell, so it is read again.
     """
+    trusted = {
+        (path, state.size, state.mtime_ns)
+        for path, state in states.items()
+        if state.indexed_ns - state.mtime_ns > racy_ns
+    }
+    others = {
+        path for path, state in states.items() if state.indexed_ns - state.mtime_ns <= racy_ns
+    }
+    return plan_known(stats, KnownFiles(trusted, others))
+
+
+def plan_known(stats: Iterable[FileStat], known: KnownFiles) -> ChangePlan:
+    """``plan_changes`` over the sets ``Index.known_files`` reads (pure): a stat whose
+    ``(path, size, mtime_ns)`` is trusted is unchanged, any other is read, and a known path
+    no stat names is dropped (looked for only when some trusted file was not matched)."""
     to_read: list[FileStat] = []
     seen: set[str] = set()
+    trusted = known.trusted
     unchanged = 0
     for stat in stats:
-        seen.add(stat.path)
-        state = states.get(stat.path)
-        if (
-            state is not None
-            and state.size == stat.size
-            and state.mtime_ns == stat.mtime_ns
-            and state.indexed_ns - state.mtime_ns > racy_ns
-        ):
+        seen.add(stat[0])
+        if stat[:3] in trusted:  # (path, size, mtime_ns): FileStat is a named tuple
             unchanged += 1
         else:
             to_read.append(stat)
-    return ChangePlan(to_read, sorted(set(states) - seen), unchanged)
+    gone = known.others - seen
+    if unchanged < len(trusted):  # a trusted file no stat matched: changed, or gone
+        gone |= {path for path, _, _ in trusted} - seen
+    return ChangePlan(to_read, sorted(gone), unchanged)
 
 
 Prepared = tuple[FileRecord, list[Chunk]]
@@ -120,12 +139,28 @@ def _prepare(
     return record, make_chunks(doc.blocks, max_chars)
 
 
+# Notes a worker process takes at a time, and how many such batches may be under way or
+# waiting to be written at once: the run's memory is bounded by that window, not by the
+# vault (``Executor.map`` would submit every note at once and keep every result the writer
+# had not reached yet: hundreds of MB at 100,000 notes).
+BATCH_NOTES = 32
+BATCHES_AHEAD = 8
+
+
+def prepare_batch(jobs: list[Job]) -> list[Prepared | None]:
+    """``prepare_file`` over a batch of notes (one round trip to a worker process)."""
+    return [prepare_file(job) for job in jobs]
+
+
 @contextlib.contextmanager
-def parallel_map(jobs: int) -> Iterator[Callable[[list[Job]], Iterable[Prepared | None]]]:
+def parallel_map(jobs: int) -> Iterator[Callable[[Iterable[Job]], Iterable[Prepared | None]]]:
     """``map`` for ``prepare_file``: in worker processes when there is enough work.
 
     Parsing is CPU-bound Python and native code, so a second process uses the second core
-    while this one writes to SQLite. Results come back in order.
+    while this one writes to SQLite. Results come back in order, and at most
+    ``BATCHES_AHEAD`` batches of ``BATCH_NOTES`` notes are submitted ahead of the one being
+    written, so a writer slower than the workers holds them back instead of piling up
+    their results.
 
     Workers are forked, and only where forking is safe: on Linux, from a process with no
     other thread. "spawn" would re-import the caller's main module in every worker, which
@@ -144,8 +179,27 @@ def parallel_map(jobs: int) -> Iterator[Callable[[list[Job]], Iterable[Prepared 
     pool = ProcessPoolExecutor(
         workers, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
     )
+
+    def bounded(items: Iterable[Job]) -> Iterator[Prepared | None]:
+        pending: collections.deque[Future[list[Prepared | None]]] = collections.deque()
+        batches = _batches(items, BATCH_NOTES)
+        for batch in itertools.islice(batches, BATCHES_AHEAD):
+            pending.append(pool.submit(prepare_batch, batch))
+        while pending:
+            done = pending.popleft().result()
+            for batch in itertools.islice(batches, 1):
+                pending.append(pool.submit(prepare_batch, batch))
+            yield from done
+
     with pool:
-        yield lambda items: pool.map(prepare_file, items, chunksize=32)
+        yield bounded
+
+
+def _batches(items: Iterable[Job], size: int) -> Iterator[list[Job]]:
+    """``items`` in lists of ``size`` (the last one shorter)."""
+    it = iter(items)
+    while batch := list(itertools.islice(it, size)):
+        yield batch
 
 
 # prctl(2) option: the signal the kernel sends this process when its parent dies.
@@ -263,35 +317,42 @@ def update_index(
         if rebuild:
             db.reset()
             scope = None
-        db.set_meta("settings", settings)
+        if db.get_meta("settings") != settings:
+            # Written only when it changes: any write renews the index's generation, which
+            # makes search rebuild its vector matrix; a no-op run writes nothing.
+            db.set_meta("settings", settings)
         bulk = db.is_empty()
         if scope is None:
-            stats = list(scan_notes(root, exclude))
-            states = {} if bulk else db.states()
+            stats: Iterable[FileStat] = scan_notes(root, exclude)
+            known = KnownFiles(set(), set()) if bulk else db.known_files(RACY_NS)
         else:
             paths, folders = scope
             found = (stat_note(root, path, exclude) for path in paths)
             stats = [stat for stat in found if stat is not None]
             stats += [s for folder in folders for s in scan_notes(root, exclude, folder)]
             # A file name that is not UTF-8 is recorded under its escaped form.
-            states = db.states_for(map(printable, paths), map(printable, folders))
-        report.files = len(stats)
-        plan = plan_changes(stats, states)
-        jobs: list[Job] = [
+            known = db.known_files(RACY_NS, map(printable, paths), map(printable, folders))
+        plan = plan_known(stats, known)
+        report.files = plan.unchanged + len(plan.to_read)
+        # Hashes only of what changed: a note read again whose content hash is the same
+        # is only touched, and a vanished note's hash finds where it was renamed to.
+        hashes = {} if bulk else db.hashes([*(s.path for s in plan.to_read), *plan.to_delete])
+        # Made as the workers take them, not all at once (100,000 of them at a rebuild).
+        jobs: Iterator[Job] = (
             (
                 str(root),
                 stat,
-                states[stat.path].hash if stat.path in states else None,
+                hashes.get(stat.path),
                 config.max_file_bytes,
                 config.chunk_max_chars,
             )
             for stat in plan.to_read
-        ]
+        )
         # A note that vanished while another appeared with the same content was renamed.
-        vanished = {states[path].hash: path for path in plan.to_delete if states[path].hash}
+        vanished = {hashes[path]: path for path in plan.to_delete if hashes.get(path)}
         renamed: set[str] = set()
         loading = db.bulk_load() if bulk else contextlib.nullcontext()
-        with loading, parallel_map(len(jobs)) as mapper:
+        with loading, parallel_map(len(plan.to_read)) as mapper:
             results = zip(plan.to_read, mapper(jobs), strict=True)
             for done, (stat, prepared) in enumerate(results, 1):
                 if should_stop is not None and should_stop():
@@ -307,11 +368,14 @@ def update_index(
                     report.written += db.replace_file(*prepared)
                     report.changed += 1
                 if progress is not None:
-                    progress(done, len(jobs))
+                    progress(done, len(plan.to_read))
             for path in plan.to_delete:
                 if path not in renamed:
                     db.delete_file(path)
             report.removed = len(plan.to_delete)
+    # After the transaction: pages the run freed (deleted notes, FTS5 merges, a rebuild
+    # of a larger index) go back to the file system, a step at a time for small runs.
+    db.release_free_pages(None if rebuild or bulk else FREE_PAGES_PER_STEP)
     if scope is None:  # counting 300,000 rows is not for the daemon's hot path
         report.chunks = db.counts()["chunks"]
     report.seconds = time.perf_counter() - started
