@@ -19,7 +19,6 @@ limit, search and recall: at 100,000 notes those take most of an hour.
 from __future__ import annotations
 
 import argparse
-import re
 import resource
 import shutil
 import statistics
@@ -31,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from raw_limit import raw_index
+from search_bench import worst_recall
 
 from vaultmem import Vault
 
@@ -47,24 +47,6 @@ def cli(*args: str) -> float:
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
-
-
-def recall(vault: Vault, queries: list[tuple[str, str]]) -> dict[str, float]:
-    rows = vault.db.conn.execute("SELECT path, chunk_id, text, heading FROM chunks").fetchall()
-    found: dict[str, list[float]] = {}
-    for query, kind in queries:
-        hits = vault.search(query, limit=1_000_000)
-        if kind.startswith("zh"):
-            truth = {(p, c) for p, c, t, h in rows if query in t or query in h}
-            got = {(h.path, h.chunk_id) for h in hits}
-        elif kind == "en-word":
-            word = re.compile(rf"(?<![^\W_]){re.escape(query)}(?![^\W_])", re.I)
-            truth = {p for p, _, t, h in rows if word.search(t) or word.search(h)}
-            got = {h.path for h in hits}
-        else:
-            continue
-        found.setdefault(kind, []).append(len(truth & got) / len(truth) if truth else 1.0)
-    return {kind: min(values) for kind, values in found.items()}
 
 
 def main() -> None:
@@ -136,7 +118,7 @@ def main() -> None:
         for query, _ in queries[: args.cli_queries]
         for _ in range(2)
     ]
-    worst = recall(vault, queries)
+    worst = worst_recall(vault, queries)
     print(
         f"search in-process: p50 {percentile(latencies, 0.5) * 1000:.1f} ms, "
         f"p95 {percentile(latencies, 0.95) * 1000:.1f} ms ({len(latencies)} searches)"
