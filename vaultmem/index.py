@@ -3,8 +3,8 @@
 Every row here is derived from the vault's Markdown files, so deleting ``index.db`` is
 always safe: ``vaultmem reindex`` (or the next command that needs it) builds it again.
 
-Tables (sizes: the 10,000-note generated vault, 23.5 MB of notes, index 80 MB; see
-``docs/vault-format.md`` for the 100,000-note figures):
+Tables (sizes: the 10,000-note generated vault, 23.5 MB of notes, index 81.5 MB; the
+100,000-note one is 821 MB: ``docs/benchmarks.md``):
 
 * ``meta``: ``schema_version`` and ``app``. An index of another version, a database that is
   not ours, or a corrupt file is deleted and rebuilt from the files, never migrated.
