@@ -138,6 +138,8 @@ def _bounded(
         # Then rows holding part of the query, rare units first (their idf ranks them
         # above rows holding common units only), ...
         gather(_any(rare, probes), f"ORDER BY bm25(chunks_fts, {WEIGHTS})", pool)
+        # Rows holding a rare and a common unit: unless, with one of each and both
+        # counting, they are the rows holding the whole query, gathered above.
         if len(rare) + len(common) > 2 or not all(u.counts for u in (*rare, *common)):
             rare_rows = sum(probes[u].rows for u in rare)
             both = f"({_any(rare, probes)}) AND ({_any(common, probes)})"
