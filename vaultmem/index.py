@@ -83,6 +83,7 @@ from .index_faults import (
     remove_database,
 )
 from .index_schema import SCHEMA_VERSION, connect, create_indexes, drop_indexes, recreate, unusable
+from .sql_parts import path_filters
 
 if TYPE_CHECKING:
     from .chunk import Chunk
@@ -361,7 +362,7 @@ class Index:
         cost a third of a no-op run."""
         trusted = "SELECT path, size, mtime_ns FROM files WHERE indexed_ns - mtime_ns > ?"
         others = "SELECT path FROM files WHERE NOT indexed_ns - mtime_ns > ?"
-        filters = [("1", [])] if paths is None else list(_path_filters(paths, folders))
+        filters = [("1", [])] if paths is None else list(path_filters(self.conn, paths, folders))
         known = KnownFiles(set(), set())
         for where, params in filters:
             known.trusted.update(self.conn.execute(f"{trusted} AND {where}", (racy_ns, *params)))
@@ -372,7 +373,7 @@ class Index:
     def hashes(self, paths: Iterable[str]) -> dict[str, str]:
         """The content hash of each of these indexed files, by path."""
         found: dict[str, str] = {}
-        for where, params in _path_filters(paths, ()):
+        for where, params in path_filters(self.conn, paths, ()):
             found.update(self.conn.execute(f"SELECT path, hash FROM files WHERE {where}", params))
         return found
 
@@ -447,18 +448,6 @@ class Index:
     def size_bytes(self) -> int:
         """Size of the database and its WAL on disk."""
         return sum(p.stat().st_size for p in database_files(self.path) if p.exists())
-
-
-def _path_filters(paths: Iterable[str], folders: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
-    """WHERE clauses over ``files`` (with their parameters) that together select the given
-    paths and every file under the given folders."""
-    wanted = list(dict.fromkeys(paths))
-    for start in range(0, len(wanted), 500):  # SQLite limits the number of parameters
-        part = wanted[start : start + 500]
-        yield f"path IN ({','.join('?' * len(part))})", part
-    for folder in folders:
-        # Every path below "folder/" sorts between "folder/" and "folder0" ("0" follows "/").
-        yield "path >= ? AND path < ?", [folder + "/", folder + "0"]
 
 
 def citing(conn: sqlite3.Connection, links: list[str]) -> list[tuple[str | None, str]]:

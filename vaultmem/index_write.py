@@ -16,7 +16,6 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .chunk import Chunk
 from .index_schema import KINDS
 from .sql_parts import in_parts
 from .terms import fts_columns, name_column

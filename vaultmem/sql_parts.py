@@ -1,4 +1,5 @@
-"""Long ``IN (?, ?, ...)`` lists cut to fit SQLite's limit on host parameters.
+"""Long ``IN (?, ?, ...)`` lists cut to fit SQLite's limit on host parameters, and the
+WHERE clauses that select given paths and folders with them.
 
 SQLite refuses a statement with more parameters than its limit ("too many SQL variables":
 32,766 since SQLite 3.32, 999 before), and a search asked for every hit, or a note of
@@ -9,7 +10,7 @@ statement once per part.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -25,3 +26,15 @@ def in_parts(conn: sqlite3.Connection, values: Sequence[T]) -> Iterator[tuple[li
     for start in range(0, len(values), size):
         part = list(values[start : start + size])
         yield part, ",".join("?" * len(part))
+
+
+def path_filters(
+    conn: sqlite3.Connection, paths: Iterable[str], folders: Iterable[str]
+) -> Iterator[tuple[str, list[str]]]:
+    """WHERE clauses over a table with a ``path`` column (with their parameters) that
+    together select the given paths and every path under the given folders."""
+    for part, marks in in_parts(conn, list(dict.fromkeys(paths))):
+        yield f"path IN ({marks})", part
+    for folder in folders:
+        # Every path below "folder/" sorts between "folder/" and "folder0" ("0" follows "/").
+        yield "path >= ? AND path < ?", [folder + "/", folder + "0"]

@@ -24,6 +24,7 @@ from pathlib import Path
 from ..config import EmbeddingsConfig
 from ..errors import EmbeddingError, Interrupted
 from ..files import printable
+from ..sql_parts import path_filters
 from . import VECTORS_FILE
 from . import matrix as matrices
 from .embedders import Embedder, load_embedder
@@ -147,14 +148,8 @@ def _embeddable(conn: sqlite3.Connection, scope: Scope | None) -> list[tuple[str
     paths = sorted({printable(path) for path in scope[0]})
     folders = sorted({printable(folder) for folder in scope[1]})
     found: dict[int, tuple[str, str]] = {}  # by row id: a path may be inside a folder too
-    for start in range(0, len(paths), 500):
-        part = paths[start : start + 500]
-        marks = ",".join("?" * len(part))
-        rows = conn.execute(f"{sql} AND path IN ({marks})", part)
-        found.update((r[0], (r[1], r[2])) for r in rows)
-    for folder in folders:
-        # Every path below "folder/" sorts between "folder/" and "folder0" ("0" follows "/").
-        rows = conn.execute(f"{sql} AND path >= ? AND path < ?", (folder + "/", folder + "0"))
+    for where, params in path_filters(conn, paths, folders):
+        rows = conn.execute(f"{sql} AND {where}", params)
         found.update((r[0], (r[1], r[2])) for r in rows)
     return list(found.values())
 
