@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from vaultmem import Vault
+from vaultmem.index_text import TextStore
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 # The fields of one search hit in --json output, as docs/json-output.md lists them.
@@ -98,6 +99,7 @@ def copy_shared(rel: str, dest: Path) -> Path:
 def snapshot(db: Path) -> tuple[list[tuple[object, ...]], ...]:
     """Every row of an index, keyed by stable identities, to compare two indexes."""
     conn = sqlite3.connect(db)
+    TextStore.register(conn)  # the chunks view spells out stored texts with it
     try:
         chunks = conn.execute(
             "SELECT path, chunk_id, kind, line_start, line_end, heading, text, block_id, date"
@@ -137,6 +139,7 @@ def snapshot(db: Path) -> tuple[list[tuple[object, ...]], ...]:
 def chunk_rows(index_path: Path) -> list[tuple[object, ...]]:
     """The chunks of an index (path, id, lines, text), to compare two indexes quickly."""
     conn = sqlite3.connect(index_path)
+    TextStore.register(conn)
     try:
         return conn.execute(
             "SELECT path, chunk_id, line_start, line_end, text FROM chunks ORDER BY 1, 2"

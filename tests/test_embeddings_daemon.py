@@ -27,6 +27,7 @@ from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.embeddings import matrix as matrices
 from vaultmem.embeddings.store import EMBEDDABLE, embedded_text, text_hash
+from vaultmem.index_text import TextStore
 from vaultmem.watch import running_watcher
 
 
@@ -45,6 +46,7 @@ def server(vault_path: Path) -> Iterator[EmbedServer]:
 @contextlib.contextmanager
 def read_only(path: Path) -> Iterator[sqlite3.Connection]:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    TextStore.register(conn)
     try:
         yield conn
     finally:

@@ -16,6 +16,7 @@ from vaultmem import IndexLockedError, Vault, VaultmemError
 from vaultmem.chunk import make_chunks
 from vaultmem.files import FileStat
 from vaultmem.index import SCHEMA_VERSION, IndexedState
+from vaultmem.index_text import TextStore
 from vaultmem.indexing import plan_changes
 from vaultmem.parse import parse_document
 
@@ -23,6 +24,7 @@ from vaultmem.parse import parse_document
 def rows(vault: Vault, sql: str, *params: object) -> list[tuple[object, ...]]:
     """Query the index file through a fresh connection, as another process would."""
     conn = sqlite3.connect(vault.index_path)
+    TextStore.register(conn)  # the chunks view reads texts with it
     try:
         return conn.execute(sql, params).fetchall()
     finally:
@@ -481,3 +483,25 @@ def test_a_nul_byte_without_a_byte_order_mark_is_still_binary(vault: Vault) -> N
     assert dict(vault.status().warnings)["topics/blob.md"] == [
         "skipped: binary file (contains NUL bytes)"
     ]
+
+
+def test_a_block_id_is_found_exactly_wherever_it_is(vault: Vault) -> None:
+    write(
+        vault.root,
+        "memory/2026-03-01.md",
+        "# 2026-03-01\n\n- first ^s1-1\n- tenth ^s1-10\n- 我们的预算 ^s1-2\n",
+    )
+    write(vault.root, "memory/2026-03-02.md", "- another first ^s1-1\n- a dash ^s1--10\n")
+    write(vault.root, "facts/work.md", "- Alice leads Atlas ^f09a4e5a171\n")
+    vault.index()
+    found = vault.with_block_id
+    assert [(p, s) for p, s, _, _ in found("s1-1")] == [
+        ("memory/2026-03-01.md", 3),
+        ("memory/2026-03-02.md", 1),
+    ]
+    assert [t for _, _, _, t in found("s1-10")] == ["- tenth ^s1-10"]
+    assert [t for _, _, _, t in found("s1--10")] == ["- a dash ^s1--10"]
+    assert [t for _, _, _, t in found("s1-2")] == ["- 我们的预算 ^s1-2"]
+    assert [p for p, _, _, _ in found("f09a4e5a171")] == ["facts/work.md"]
+    assert found("S1-1") == []  # compared exactly, as the id is written
+    assert found("s9-9") == [] and found("-") == []

@@ -174,7 +174,7 @@ def test_parse_query_never_passes_syntax_through() -> None:
     assert parse_query("meetings art").match == (
         '({body heading name} : "meet"*) OR ({body heading name} : "art")'
     )
-    assert parse_query("飞书插件").match.startswith('({cjk name} : "飞书 书插 插件")')
+    assert parse_query("飞书插件").match.startswith('({body name} : "飞书 书插 插件")')
     # stop words alone still search
     assert parse_query("the").match == '({body heading name} : "the")'
 

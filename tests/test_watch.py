@@ -20,6 +20,7 @@ from conftest import chunk_rows, wait_for, write
 
 from vaultmem import Vault
 from vaultmem.errors import DaemonRunningError
+from vaultmem.index_text import TextStore
 from vaultmem.watch import daemon_pid, next_batch, running_watcher
 
 DEADLINE = 60.0  # generous: the tests never assert a speed
@@ -133,6 +134,7 @@ def test_readers_never_see_half_a_file(watched: Vault) -> None:
 
     def read_meanwhile() -> None:
         conn = sqlite3.connect(root / ".vaultmem/index.db")
+        TextStore.register(conn)
         while not stop.is_set():
             texts = [
                 r[0]

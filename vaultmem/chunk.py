@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from .parse import Block, find_block_id, find_fields, find_links, find_tags
-from .terms import fts_columns
+from .terms import chunk_names, fts_columns
 
 
 class Chunk(NamedTuple):
@@ -41,11 +41,12 @@ class Chunk(NamedTuple):
     fields: tuple[tuple[str, str], ...]
     fts_body: str
     fts_heading: str
-    fts_cjk: str
+    fts_name: str
 
 
-def make_chunks(blocks: Iterable[Block], max_chars: int) -> list[Chunk]:
-    """Turn a document's blocks into chunks with ids that are stable across edits."""
+def make_chunks(blocks: Iterable[Block], max_chars: int, names: str = "") -> list[Chunk]:
+    """Turn a document's blocks into chunks with ids that are stable across edits (the
+    note's ``names`` shape their FTS columns: ``terms.fts_columns``)."""
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for block in blocks:
@@ -56,7 +57,8 @@ def make_chunks(blocks: Iterable[Block], max_chars: int) -> list[Chunk]:
             seen[digest] = seen.get(digest, 0) + 1
             chunk_id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
             is_code = block.kind == "code"
-            fts_body, fts_heading, fts_cjk = fts_columns(text, block.heading)
+            own_names = chunk_names(block.kind, names)
+            fts_body, fts_heading, fts_name = fts_columns(text, block.heading, own_names)
             chunks.append(
                 Chunk(
                     chunk_id=chunk_id,
@@ -71,7 +73,7 @@ def make_chunks(blocks: Iterable[Block], max_chars: int) -> list[Chunk]:
                     fields=() if is_code else tuple(find_fields(text)),
                     fts_body=fts_body,
                     fts_heading=fts_heading,
-                    fts_cjk=fts_cjk,
+                    fts_name=fts_name,
                 )
             )
     return chunks

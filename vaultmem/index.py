@@ -3,8 +3,8 @@
 Every row here is derived from the vault's Markdown files, so deleting ``index.db`` is
 always safe: ``vaultmem reindex`` (or the next command that needs it) builds it again.
 
-Tables (sizes: the 10,000-note generated vault, 23.5 MB of notes, index 81.5 MB; the
-100,000-note one is 821 MB: ``docs/benchmarks.md``):
+Tables (sizes: the 10,000-note generated vault, 24.9 MB of notes, index 61 MB; the
+100,000-note one: ``docs/benchmarks.md``):
 
 * ``meta``: ``schema_version`` and ``app``. An index of another version, a database that is
   not ours, or a corrupt file is deleted and rebuilt from the files, never migrated.
@@ -15,35 +15,40 @@ Tables (sizes: the 10,000-note generated vault, 23.5 MB of notes, index 81.5 MB;
   ``names`` (file name, title, aliases: ``terms.note_names``). A skipped file (binary, too
   large, symlink) has a row with its warning and no chunks. The front matter's values are
   not kept here a second time: the front matter chunk holds its text.
-* ``chunk_rows`` (35 MB, two thirds of it the text): one row per chunk: ``file``,
-  ``chunk_id`` (stable, see ``chunk.py``; 16 hex digits are stored as the 64-bit integer
-  they spell), ``kind`` (a number: ``index_schema.KINDS``), ``line_start``/``line_end``
-  (1-based, inclusive), ``heading`` (a number in ``headings``), raw ``text``, ``block_id``
+* ``chunk_rows`` (23 MB, half of it the text): one row per chunk: ``file``, ``chunk_id``
+  (stable, see ``chunk.py``; 16 hex digits are stored as the 64-bit integer they spell),
+  ``kind`` (a number: ``index_schema.KINDS``), ``line_start`` and ``lines`` (1-based; the
+  view's ``line_end`` is their sum, inclusive), ``heading`` (a number in ``headings``),
+  the raw ``text``, compressed (``index_text.py``; 24.5 MB in 12.8 MB), ``block_id``
   (``^id``), ``date`` (a ``[created:: ]`` or ``[date:: ]`` field) and ``searched``
   (whether the chunk has a ``chunks_fts`` row, see ``index_write.is_searched``). Search
   dates a chunk by that, else the file's ``date``, else the day of its ``mtime_ns``
   (computed at query time, so it follows the file's stat without a re-read).
 * ``headings`` (1 MB): each heading path of a note once, numbered within the note; a
   heading path repeated on every chunk under it was 7 MB. ``kinds``: the kind names.
-* ``chunks`` (a view): ``chunk_rows`` with ``path``, ``kind``, ``heading`` and the hex
-  ``chunk_id`` spelled out, the shape every reader queries; ``file`` is there too.
-* ``chunks_fts`` (33 MB: 30 MB of postings, 3 MB of column sizes for bm25): FTS5 over
-  ``body``, ``heading``, ``cjk`` and ``name`` (see ``terms.py``), rowid = chunk id,
+* ``chunks`` (a view): ``chunk_rows`` with ``path``, ``kind``, ``heading``, the hex
+  ``chunk_id``, ``line_end`` and the ``text`` spelled out, the shape every reader queries;
+  ``file`` is there too. Its ``text`` calls ``chunk_text()``, an SQL function each
+  connection registers (``index_text.TextStore.register``).
+* ``text_dicts``: the dictionary the texts are compressed with (``index_text.py``).
+* ``chunks_fts`` (29 MB: 26 MB of postings, 3 MB of column sizes for bm25): FTS5 over
+  ``body`` (with the CJK grams), ``heading`` and ``name`` (see ``terms.py``), rowid = chunk id,
   ``unicode61`` tokenizer (no stemmer; see ``search.py``), full detail (positions: phrases
   and CJK bigram phrases need them). It is *contentless*: the text lives once, in
   ``chunk_rows`` (and the note's names in ``files.names``), and a row is deleted by handing
-  FTS5 its column values again, recomputed by ``terms.fts_columns`` and
-  ``terms.name_column``, for exactly the chunks marked ``searched`` when they were
-  inserted. The front matter chunk has no row: it is never a hit, its values are reached
-  as fields (names, tags, date). The ``heading`` and ``name`` columns repeat a note's
-  heading and names on each of its chunks (12 of the 33 MB): that is what lets a line be
-  found by words split between it and its heading or note name.
+  FTS5 its column values again, recomputed by ``terms.fts_columns``, for exactly the
+  chunks marked ``searched`` when they were inserted. The front matter chunk has no row:
+  it is never a hit, its values are reached as fields (names, tags, date). The
+  ``heading`` and ``name`` columns repeat a note's heading and names on each of its
+  chunks (10 of the 29 MB): that is what lets a line be found by words split between it
+  and its heading or note name. A block id is found through this table too
+  (``with_block_id``): an index of its own was 3 MB.
 * ``tag_rows`` (``chunk`` NULL for frontmatter tags; ``tag_key`` is the case-folded tag,
   since SQLite's ``lower()`` folds only ASCII) with the view ``tags`` (its ``path``
   spelled out), ``links`` and ``fields`` (keyed by chunk): the Obsidian syntax of each
   chunk, for filters and later graph features.
-* Secondary indexes (4 MB with the tables' own keys): chunks by file and by block id, tags,
-  links and fields by chunk and by key.
+* Secondary indexes (4 MB with the tables' own keys): chunks by file, tags, links and
+  fields by chunk and by key.
 * ``meta.settings``: the config values that shape chunks; when they change, ``index``
   rebuilds. ``meta.generation``: a random token renewed by every write transaction.
 
@@ -67,6 +72,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
@@ -83,6 +89,7 @@ from .index_faults import (
     remove_database,
 )
 from .index_schema import SCHEMA_VERSION, connect, create_indexes, drop_indexes, recreate, unusable
+from .index_text import TextStore
 from .sql_parts import path_filters
 
 if TYPE_CHECKING:
@@ -102,6 +109,8 @@ __all__ = [
 ]
 
 
+# The words FTS5's unicode61 tokenizer makes of a block id (letters and digits; ``-`` parts).
+_ID_WORDS = re.compile(r"[^\W_]+")
 # SQLite's auto_vacuum modes: 2 is INCREMENTAL.
 _INCREMENTAL = 2
 # Free pages (4 KiB each) worth releasing, and how many one step releases.
@@ -138,6 +147,8 @@ class Index:
         self.notices = notices
         self.waited = 0.0
         self._bulk = False
+        #: How chunk texts are stored and read back (``index_text.py``).
+        self.texts = TextStore.register(conn)
         self._identity = _identity(path)
 
     def is_gone(self) -> bool:
@@ -308,6 +319,7 @@ class Index:
             raise
         #: Seconds this transaction waited for another writer.
         self.waited = time.monotonic() - started
+        self.texts.reset()
         changes = self.conn.total_changes
         try:
             yield
@@ -318,6 +330,7 @@ class Index:
                 self.set_meta("generation", os.urandom(8).hex())
         except BaseException:
             self.conn.rollback()
+            self.texts.reset()
             raise
         try:
             self.conn.commit()
@@ -400,7 +413,9 @@ class Index:
         ``index_write.replace_file``); returns how many chunk rows were inserted."""
         from . import index_write
 
-        return index_write.replace_file(self.conn, record, chunks, bulk=self._bulk)
+        return index_write.replace_file(
+            self.conn, record, chunks, texts=self.texts, bulk=self._bulk
+        )
 
     def counts(self) -> dict[str, int]:
         """Row counts of files and chunks."""
@@ -412,11 +427,20 @@ class Index:
         return {"files": files, "chunks": chunks}
 
     def with_block_id(self, block_id: str) -> list[tuple[str, int, int, str]]:
-        """``(path, line_start, line_end, text)`` of the chunks with this block id."""
+        """``(path, line_start, line_end, text)`` of the chunks with this block id.
+
+        Found through the FTS index, where the id is the phrase of its words (``^s1-10``:
+        ``"s1 10"``), then checked exactly: an index on the block ids was 4% of the file
+        (most lines of captured conversations carry one), for lookups that are rare.
+        """
+        words = _ID_WORDS.findall(block_id)
+        if not words:
+            return []
         rows = self.conn.execute(
-            "SELECT path, line_start, line_end, text FROM chunks WHERE block_id = ?"
-            " ORDER BY path, line_start",
-            (block_id,),
+            "SELECT c.path, c.line_start, c.line_end, c.text FROM chunks_fts"
+            " JOIN chunks c ON c.id = chunks_fts.rowid"
+            " WHERE chunks_fts MATCH ? AND c.block_id = ? ORDER BY c.path, c.line_start",
+            ('body : "' + " ".join(words) + '"', block_id),
         )
         return [(r[0], r[1], r[2], r[3]) for r in rows]
 

@@ -13,7 +13,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = "9"
+from .index_text import last_dict_id
+
+SCHEMA_VERSION = "10"
 
 # Block kinds (``parse.py``), stored as their position in this tuple: a word per chunk row
 # is a megabyte per 10,000 notes. The ``kinds`` table holds the names for the views.
@@ -24,7 +26,9 @@ KINDS = ("frontmatter", "heading", "paragraph", "item", "code", "table", "quote"
 # A path, a kind and a heading are stored once (in ``files``, ``kinds``, ``headings``) and
 # referred to by number from ``chunk_rows`` and ``tag_rows``: repeated in every row and
 # in the secondary indexes on them, they made a third of the index. The views ``chunks``
-# and ``tags`` give the rows their readable shape back, so readers query those.
+# and ``tags`` give the rows their readable shape back, so readers query those. A chunk's
+# text is stored compressed (``index_text.py``): the view spells it out. A chunk's last
+# line is stored as how many lines follow its first: 0 for one line, which takes no byte.
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE files (
@@ -38,25 +42,26 @@ CREATE TABLE headings (
 ) WITHOUT ROWID;
 CREATE TABLE chunk_rows (
     id INTEGER PRIMARY KEY, file INTEGER NOT NULL, chunk_id NOT NULL, kind INTEGER NOT NULL,
-    line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, heading INTEGER,
-    text TEXT NOT NULL, block_id TEXT, date TEXT, searched INTEGER NOT NULL
+    line_start INTEGER NOT NULL, lines INTEGER NOT NULL, heading INTEGER,
+    text NOT NULL, block_id TEXT, date TEXT, searched INTEGER NOT NULL
 );
 CREATE TABLE tag_rows (file INTEGER NOT NULL, chunk INTEGER, tag TEXT NOT NULL,
                        tag_key TEXT NOT NULL);
 CREATE TABLE links (chunk INTEGER NOT NULL, target TEXT NOT NULL, embed INTEGER NOT NULL);
 CREATE TABLE fields (chunk INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL);
+CREATE TABLE text_dicts (id INTEGER PRIMARY KEY, dict BLOB NOT NULL);
 CREATE VIRTUAL TABLE chunks_fts USING fts5 (
-    body, heading, cjk, name, content = '', tokenize = 'unicode61 remove_diacritics 2'
+    body, heading, name, content = '', tokenize = 'unicode61 remove_diacritics 2'
 );
 CREATE VIEW chunks AS SELECT
     r.id AS id, f.path AS path,
     CASE typeof(r.chunk_id) WHEN 'integer' THEN printf('%016x', r.chunk_id) ELSE r.chunk_id END
         AS chunk_id,
     (SELECT name FROM kinds WHERE id = r.kind) AS kind,
-    r.line_start AS line_start, r.line_end AS line_end,
+    r.line_start AS line_start, r.line_start + r.lines AS line_end,
     COALESCE((SELECT text FROM headings h WHERE h.file = r.file AND h.n = r.heading), '')
         AS heading,
-    r.text AS text, r.block_id AS block_id, r.date AS date, r.searched AS searched,
+    chunk_text(r.text) AS text, r.block_id AS block_id, r.date AS date, r.searched AS searched,
     r.file AS file
     FROM chunk_rows r JOIN files f ON f.id = r.file;
 CREATE VIEW tags AS SELECT f.path AS path, t.chunk AS chunk, t.tag AS tag, t.tag_key AS tag_key
@@ -65,14 +70,14 @@ INSERT INTO kinds VALUES {", ".join(f"({i}, '{k}')" for i, k in enumerate(KINDS)
 """
 # What ``unusable`` expects to find (tables and views).
 TABLES = (
-    *("files", "kinds", "headings", "chunk_rows", "tag_rows", "links", "fields", "chunks_fts"),
+    *("files", "kinds", "headings", "chunk_rows", "tag_rows", "links", "fields", "text_dicts"),
+    "chunks_fts",
     *("chunks", "tags"),
 )
 # Secondary indexes. A bulk build into an empty index creates them after the rows are in,
 # which is several times cheaper than maintaining them row by row.
 INDEXES = """
 CREATE INDEX IF NOT EXISTS chunk_rows_file ON chunk_rows (file);
-CREATE INDEX IF NOT EXISTS chunk_rows_block_id ON chunk_rows (block_id) WHERE block_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tag_rows_key ON tag_rows (tag_key);
 CREATE INDEX IF NOT EXISTS tag_rows_file ON tag_rows (file);
 CREATE INDEX IF NOT EXISTS tag_rows_chunk ON tag_rows (chunk);
@@ -132,6 +137,7 @@ def recreate(conn: sqlite3.Connection) -> None:
     import sqlite_utils
 
     db: Any = sqlite_utils.Database(conn)  # its stubs type a table as Table | View
+    last_dict = last_dict_id(conn)
     for view in db.view_names():
         db[view].drop(ignore=True)
     triggers = conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall()
@@ -146,7 +152,11 @@ def recreate(conn: sqlite3.Connection) -> None:
             conn.execute(statement)
     conn.executemany(
         "INSERT INTO meta VALUES (?, ?)",
-        [("schema_version", SCHEMA_VERSION), ("app", "vaultmem")],
+        [
+            ("schema_version", SCHEMA_VERSION),
+            ("app", "vaultmem"),
+            ("text_dict_last", str(last_dict)),
+        ],
     )
 
 

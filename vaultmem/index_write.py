@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from .index_schema import KINDS
 from .sql_parts import in_parts
-from .terms import fts_columns, name_column
+from .terms import chunk_names, fts_columns
 
 if TYPE_CHECKING:
     from .chunk import Chunk
+    from .index_text import TextStore
 
 
 def is_searched(kind: str, frontmatter: dict[str, Any]) -> bool:
@@ -69,11 +70,15 @@ def packed_chunk_id(chunk_id: str) -> int | str:
     return chunk_id
 
 
-def chunk_names(kind: str, names: str) -> str:
-    """The ``name`` column of one chunk: its note's names, except on a heading line. A
-    heading is a few words long, so bm25 would rank every heading of a note above the
-    note's content whenever its name is asked for; the content carries the name instead."""
-    return "" if kind == "heading" else names
+_FTS_INSERT = "INSERT INTO chunks_fts (rowid, body, heading, name) VALUES (?, ?, ?, ?)"
+_FTS_DELETE = (
+    "INSERT INTO chunks_fts (chunks_fts, rowid, body, heading, name) VALUES ('delete', ?, ?, ?, ?)"
+)
+
+
+def _fts_row(rowid: int, kind: str, text: str, heading: str, names: str) -> tuple[object, ...]:
+    """A stored chunk's FTS row, as it was inserted while its note had these ``names``."""
+    return (rowid, *fts_columns(text, heading, chunk_names(kind, names)))
 
 
 def _field_date(fields: tuple[tuple[str, str], ...]) -> str | None:
@@ -115,7 +120,12 @@ def delete_file(conn: sqlite3.Connection, path: str) -> None:
 
 
 def replace_file(
-    conn: sqlite3.Connection, record: FileRecord, chunks: list[Chunk], *, bulk: bool = False
+    conn: sqlite3.Connection,
+    record: FileRecord,
+    chunks: list[Chunk],
+    *,
+    texts: TextStore,
+    bulk: bool = False,
 ) -> int:
     """Make the index hold exactly ``chunks`` for ``record.path``.
 
@@ -154,15 +164,15 @@ def replace_file(
             continue
         del old[chunk.chunk_id]
         if (kept[1], kept[2]) != (chunk.line_start, chunk.line_end):
-            moved.append((chunk.line_start, chunk.line_end, kept[0]))
+            moved.append((chunk.line_start, chunk.line_end - chunk.line_start, kept[0]))
     _delete_chunks(conn, [v[0] for v in old.values()])
     if stored is not None and stored != record.names:
         _rename_chunks(conn, file, stored, record.names)
     if moved:
-        conn.executemany("UPDATE chunk_rows SET line_start = ?, line_end = ? WHERE id = ?", moved)
+        conn.executemany("UPDATE chunk_rows SET line_start = ?, lines = ? WHERE id = ?", moved)
     _number_headings(conn, file, headings, {chunk.heading for chunk in chunks if chunk.heading})
     if fresh:
-        _insert_chunks(conn, file, fresh, record, headings)
+        _insert_chunks(conn, file, fresh, record, headings, texts.pack([c.text for c in fresh]))
     if found is not None:
         conn.execute("DELETE FROM tag_rows WHERE file = ? AND chunk IS NULL", (file,))
         _write_file_row(conn, record, len(chunks), file)
@@ -233,17 +243,10 @@ def _rename_chunks(conn: sqlite3.Connection, file: int, old: str, new: str) -> N
         "SELECT id, kind, text, heading FROM chunks WHERE file = ? AND searched",
         (file,),
     ).fetchall()
-    columns = [(rowid, kind, *fts_columns(text, heading)) for rowid, kind, text, heading in rows]
-    old_name, new_name = name_column(old), name_column(new)
-    conn.executemany(
-        "INSERT INTO chunks_fts (chunks_fts, rowid, body, heading, cjk, name)"
-        " VALUES ('delete', ?, ?, ?, ?, ?)",
-        [(rowid, *cols, chunk_names(kind, old_name)) for rowid, kind, *cols in columns],
-    )
-    conn.executemany(
-        "INSERT INTO chunks_fts (rowid, body, heading, cjk, name) VALUES (?, ?, ?, ?, ?)",
-        [(rowid, *cols, chunk_names(kind, new_name)) for rowid, kind, *cols in columns],
-    )
+    for statement, names in ((_FTS_DELETE, old), (_FTS_INSERT, new)):
+        conn.executemany(
+            statement, [_fts_row(i, kind, text, heading, names) for i, kind, text, heading in rows]
+        )
 
 
 def _insert_chunks(
@@ -252,8 +255,8 @@ def _insert_chunks(
     chunks: list[Chunk],
     record: FileRecord,
     headings: dict[str, int],
+    stored: list[str | bytes],
 ) -> None:
-    name = name_column(record.names)
     row = conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunk_rows").fetchone()
     next_id = int(row[0]) + 1
     chunk_rows: list[tuple[object, ...]] = []
@@ -272,25 +275,21 @@ def _insert_chunks(
                 packed_chunk_id(chunk.chunk_id),
                 KIND_NUMBERS[chunk.kind],
                 chunk.line_start,
-                chunk.line_end,
+                chunk.line_end - chunk.line_start,
                 headings[chunk.heading] if chunk.heading else None,
-                chunk.text,
+                stored[offset],
                 chunk.block_id,
                 date,
                 int(searched),
             )
         )
         if searched:
-            names = chunk_names(chunk.kind, name)
-            fts_rows.append((rowid, chunk.fts_body, chunk.fts_heading, chunk.fts_cjk, names))
+            fts_rows.append((rowid, chunk.fts_body, chunk.fts_heading, chunk.fts_name))
         tag_rows.extend((file, rowid, tag, tag.casefold()) for tag in chunk.tags)
         link_rows.extend((rowid, target, int(embed)) for target, embed in chunk.links)
         field_rows.extend((rowid, key, value) for key, value in chunk.fields)
     conn.executemany("INSERT INTO chunk_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk_rows)
-    conn.executemany(
-        "INSERT INTO chunks_fts (rowid, body, heading, cjk, name) VALUES (?, ?, ?, ?, ?)",
-        fts_rows,
-    )
+    conn.executemany(_FTS_INSERT, fts_rows)
     if tag_rows:
         conn.executemany("INSERT INTO tag_rows VALUES (?, ?, ?, ?)", tag_rows)
     if link_rows:
@@ -313,10 +312,9 @@ def _delete_chunks(conn: sqlite3.Connection, ids: list[int]) -> None:
         )
     ]
     conn.executemany(
-        "INSERT INTO chunks_fts (chunks_fts, rowid, body, heading, cjk, name)"
-        " VALUES ('delete', ?, ?, ?, ?, ?)",
+        _FTS_DELETE,
         [
-            (rowid, *fts_columns(text, heading), chunk_names(kind, name_column(names or "")))
+            _fts_row(rowid, kind, text, heading, names or "")
             for rowid, kind, text, heading, names in old
         ],
     )

@@ -136,7 +136,7 @@ def _prepare(
         warnings=(*read.warnings, *doc.warnings),
         names=note_names(stat.path, doc.frontmatter),
     )
-    return record, make_chunks(doc.blocks, max_chars)
+    return record, make_chunks(doc.blocks, max_chars, record.names)
 
 
 # Notes a worker process takes at a time, and how many such batches may be under way or

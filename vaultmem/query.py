@@ -171,12 +171,12 @@ def _prefix_unit(prefix: str, exact: str | None = None) -> Unit:
 
 def _cjk_units(run: str, split: bool) -> list[Unit]:
     grams = bigrams(run)
-    exact = Unit(f'{{cjk name}} : "{" ".join(grams)}"', needle=run, run=run if split else None)
+    exact = Unit(f'{{body name}} : "{" ".join(grams)}"', needle=run, run=run if split else None)
     if not split or len(grams) == 1:
         return [exact]
     # A long run may not occur verbatim: FTS5 is also asked for each bigram on its own, and
     # the run's unit credits a chunk for the part of the run it holds.
-    parts = [Unit(f'{{cjk name}} : "{g}"', needle=g, counts=False) for g in dict.fromkeys(grams)]
+    parts = [Unit(f'{{body name}} : "{g}"', needle=g, counts=False) for g in dict.fromkeys(grams)]
     return [exact, *parts]
 
 

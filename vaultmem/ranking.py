@@ -35,8 +35,8 @@ from .sql_parts import in_parts
 
 # A unit matching at most this many rows is ranked over all of them by FTS5's bm25.
 EXACT_ROWS = 1000
-# bm25 weights of the FTS columns body, heading, cjk, name.
-WEIGHTS = "1.0, 0.5, 1.0, 8.0"
+# bm25 weights of the FTS columns body, heading, name.
+WEIGHTS = "1.0, 0.5, 8.0"
 # The columns a ranked row carries (``search.py`` makes hits of them).
 COLUMNS = (
     "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id,"
@@ -221,6 +221,6 @@ def _rows(conn: sqlite3.Connection, ids: list[int]) -> list[Row]:
 
 def scored_text(row: Row) -> str:
     """What a candidate row's coverage is counted on: its text, heading path and, unless
-    it is a heading line, its note's names (see ``index_write.chunk_names``)."""
+    it is a heading line, its note's names (see ``terms.chunk_names``)."""
     names = "" if row[6] == "heading" else row[9] or ""
     return f"{row[5]}\n{row[4]}\n{names}"

@@ -4,16 +4,24 @@ SQLite's ``unicode61`` tokenizer treats a whole run of Chinese or Japanese chara
 token, so ``预算`` could never be found inside ``我们的预算``. vaultmem therefore splits every
 chunk in two before it reaches FTS5:
 
-* ``body``: the text with each CJK run replaced by one placeholder token (a private-use
-  character no query can contain), for ``unicode61`` word search; the placeholder keeps
-  ``alpha 预算 beta`` from matching the phrase ``"alpha beta"``;
-* ``cjk``: each CJK run written as its single characters and its overlapping bigrams
+* the text with each CJK run replaced by one placeholder token (a private-use character no
+  query can contain), for ``unicode61`` word search; the placeholder keeps ``alpha 预算
+  beta`` from matching the phrase ``"alpha beta"``;
+* then each CJK run written as its single characters and its overlapping bigrams
   (``预算表`` -> ``预 算 表 预算 算表``).
 
-A note's *names* (its file name, its ``title`` property and its ``aliases``, see
-``note_names``) are a fourth column, ``name``, of every chunk of the note, so a note is found
-by its name and a line is found by words split between it and the note's name; the names'
-CJK runs are written into that column as unigrams and bigrams too.
+Both go into the ``body`` column: a Latin word and a CJK gram can never be the same token,
+so one column serves both kinds of query (a column of its own cost every CJK posting a
+column marker).
+
+A chunk's heading path is the ``heading`` column (its CJK runs' grams go into ``body``), so a
+line is found by words split between it and its heading. A note's *names* (its file name,
+its ``title`` property and its ``aliases``, see ``note_names``) are the ``name`` column of
+every chunk of the note but its heading lines (``chunk_names``), so a note is found by its
+name and a line by words split between it and the note's name; the names' CJK runs are
+written into that column as unigrams and bigrams too. A heading that only repeats one of
+the names (a daily note's ``# 2026-11-23``, a page's ``# Title``) is left out of the
+``heading`` column of chunks that carry the names: the same words on every chunk twice.
 
 A query word of one CJK character matches a unigram; a word of two or more becomes the
 phrase of its bigrams, which matches exactly where the word occurs as a substring. Han,
@@ -42,6 +50,8 @@ def cjk_run() -> re.Pattern[str]:
 
 
 CJK_PLACEHOLDER = " \ue000 "
+# How a heading path joins its headings (``parse.py``).
+HEADING_SEPARATOR = " > "
 
 
 def split_cjk(text: str) -> tuple[str, list[str]]:
@@ -71,15 +81,29 @@ def cjk_terms(runs: list[str]) -> str:
     return " ".join(out)
 
 
-def fts_columns(text: str, heading: str) -> tuple[str, str, str]:
-    """The ``body``, ``heading`` and ``cjk`` FTS columns of a chunk.
+def fts_columns(text: str, heading: str, names: str) -> tuple[str, str, str]:
+    """The ``body``, ``heading`` and ``name`` FTS columns of a chunk whose ``name`` column
+    holds ``names`` (``chunk_names``: none on a heading line).
 
     The FTS table is contentless, so deleting a row means handing FTS5 these exact values
     again: this one function computes them for both insert and delete.
     """
     body, runs = split_cjk(text)
+    if names:
+        own = {name.casefold() for name in names.split("\n")}
+        heading = HEADING_SEPARATOR.join(
+            part for part in heading.split(HEADING_SEPARATOR) if part.casefold() not in own
+        )
     heading_text, heading_runs = split_cjk(heading)
-    return body, heading_text, cjk_terms(runs + heading_runs)
+    grams = cjk_terms(runs + heading_runs)
+    return f"{body} {grams}" if grams else body, heading_text, name_column(names)
+
+
+def chunk_names(kind: str, names: str) -> str:
+    """The names a chunk's ``name`` column holds: its note's, except on a heading line. A
+    heading is a few words long, so bm25 would rank every heading of a note above the
+    note's content whenever its name is asked for; the content carries the name instead."""
+    return "" if kind == "heading" else names
 
 
 def name_column(names: str) -> str:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from ..config import EmbeddingsConfig
 from ..errors import Interrupted, VaultmemError
+from ..index_text import TextStore
 from . import VECTORS_FILE
 from .embedders import model_name
 
@@ -138,6 +139,7 @@ class BackgroundEmbedder:
             return
         try:
             conn = sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True, timeout=5)
+            TextStore.register(conn)
             try:
                 notices: list[str] = []
                 matrices.of_vault(conn, self.index_path.parent, self._embedder.name, notices)
@@ -155,6 +157,7 @@ class BackgroundEmbedder:
 
         try:
             conn = sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True, timeout=5)
+            TextStore.register(conn)
         except sqlite3.Error as exc:
             self.say("warning", f"warning: embedding skipped: {exc}")
             return False
