@@ -56,6 +56,7 @@ NOT_FOR_READS = LIBRARIES | INDEX_RUN | MEMORY_RULES | WRITES | OTHER_PARTS
 # The modules of the commands a search is not (the group imports a command's module when
 # it runs), and what only they import.
 OTHER_COMMANDS = {
+    "vaultmem.cli.notes",
     "vaultmem.cli.agent",
     "vaultmem.cli.capture",
     "vaultmem.cli.embed",
@@ -77,6 +78,7 @@ NOT_FOR_SEARCH = {
     "vaultmem.versioning",
     "markdown_it_pyrs",
     "hashlib",
+    "fcntl",  # the write lock's
 }
 
 
@@ -177,7 +179,8 @@ def test_each_command_is_defined_by_the_module_the_group_imports_for_it() -> Non
 def test_one_command_imports_only_its_own_module(tmp_path: Path, indexed: str) -> None:
     modules = loaded_modules(tmp_path, "tree", "--vault", indexed)
     assert "vaultmem.cli.memory" in modules
-    others = {f"vaultmem.cli.{name}" for name in ("notes", "git", "hooks", "mcp", "agent")}
+    names = ("notes", "search", "git", "hooks", "mcp", "agent")
+    others = {f"vaultmem.cli.{name}" for name in names}
     assert modules & others == set()
 
 
@@ -202,6 +205,16 @@ READING_NOTES = {
 }
 
 
+# What only a search needs: the command's module, the query parser, the ranking.
+SEARCHING = {
+    "vaultmem.cli.search",
+    "vaultmem.retrieval",
+    "vaultmem.search",
+    "vaultmem.query",
+    "vaultmem.ranking",
+}
+
+
 def test_a_no_op_index_reads_no_note_and_loads_nothing_to_read_one(
     tmp_path: Path, example_vault: Vault
 ) -> None:
@@ -214,6 +227,7 @@ def test_a_no_op_index_reads_no_note_and_loads_nothing_to_read_one(
     vault = str(example_vault.root)
     modules = loaded_modules(tmp_path, "index", "--vault", vault)
     assert modules & READING_NOTES == set()
+    assert modules & SEARCHING == set()
     assert "vaultmem.indexing" in modules  # the driver really ran an index run
     (example_vault.root / "MEMORY.md").write_text("# Memory\n\nchanged words\n")
     assert READING_NOTES - {"markdown_it_pyrs"} <= loaded_modules(
