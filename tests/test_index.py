@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -235,6 +236,48 @@ def test_racy_edits_within_one_mtime_tick_are_not_missed(vault: Vault) -> None:
     assert vault.search("bbbb")[0].path == "racy.md"
 
 
+def test_a_run_that_trusts_stats_still_sees_every_kind_of_edit(vault: Vault) -> None:
+    # Notes last changed an hour ago: their stats are trusted (not racy), so each run
+    # decides from size and mtime_ns alone which notes to read; this is the path of a
+    # no-op run of a large vault, where the walk drops each note whose stat it knows.
+    hour_ago = time.time_ns() - 3600 * 10**9
+
+    def put(rel: str, text: str, mtime_ns: int = hour_ago) -> Path:
+        note = write(vault.root, rel, text)
+        os.utime(note, ns=(mtime_ns, mtime_ns))
+        return note
+
+    put("MEMORY.md", "# Memory\n")
+    put("a.md", "alpha one\n")
+    put("sub/b.md", "beta two\n")
+    put("sub/deep/c.md", "gamma three\n")
+    put("d.md", "delta four\n")
+    put("e.md", "- epsilon five ^e1\n")
+    put("überall.md", "umlaut six\n")  # a non-ASCII name takes the walk's slower path
+    assert vault.index().files == 7
+    noop = vault.index()
+    assert (noop.files, noop.read, noop.changed, noop.removed) == (7, 0, 0, 0)
+
+    put("a.md", "alpha owl\n", hour_ago + 10**9)  # same size, another mtime
+    put("sub/b.md", "beta twofold\n")  # another size, the same mtime
+    put("sub/new.md", "zeta seven\n")  # new, with an old mtime
+    (vault.root / "d.md").unlink()
+    (vault.root / "e.md").rename(vault.root / "sub/deep/e2.md")  # keeps its mtime
+    os.utime(vault.root / "sub/deep/c.md", ns=(hour_ago + 5, hour_ago + 5))  # touched only
+    report = vault.index()
+    assert (report.files, report.read, report.changed, report.removed) == (7, 5, 4, 2)
+    assert [h.path for h in vault.search("owl")] == ["a.md"]
+    assert [h.path for h in vault.search("twofold")] == ["sub/b.md"]
+    assert [h.path for h in vault.search("zeta")] == ["sub/new.md"]
+    assert vault.search("delta") == []
+    assert [h.path for h in vault.search("epsilon")] == ["sub/deep/e2.md"]
+    again = vault.index()
+    assert (again.files, again.read, again.changed, again.removed) == (7, 0, 0, 0)
+    incremental = chunk_rows(vault)
+    vault.reindex()
+    assert chunk_rows(vault) == incremental
+
+
 def test_parallel_and_serial_indexing_agree(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
     for i in range(60):
         write(
@@ -242,10 +285,10 @@ def test_parallel_and_serial_indexing_agree(vault: Vault, monkeypatch: pytest.Mo
             f"memory/2026-01-{i % 28 + 1:02d}-{i}.md",
             f"# Day {i}\n\n- item {i} 预算{i}\n",
         )
-    monkeypatch.setattr("vaultmem.indexing.PARALLEL_MIN_FILES", 10)
+    monkeypatch.setattr("vaultmem.prepare.PARALLEL_MIN_FILES", 10)
     vault.reindex()
     parallel = chunk_rows(vault)
-    monkeypatch.setattr("vaultmem.indexing.PARALLEL_MIN_FILES", 10_000)
+    monkeypatch.setattr("vaultmem.prepare.PARALLEL_MIN_FILES", 10_000)
     vault.reindex()
     assert chunk_rows(vault) == parallel
 
@@ -274,7 +317,7 @@ def test_an_unexpected_failure_in_one_note_is_recorded_not_fatal(
             raise RuntimeError("boom")
         return parse_document(text)
 
-    monkeypatch.setattr("vaultmem.indexing.parse_document", explode)
+    monkeypatch.setattr("vaultmem.prepare.parse_document", explode)
     vault.index()
     assert warnings_of(vault, "bad.md") == ["skipped: could not be indexed (RuntimeError: boom)"]
     assert vault.search("good")[0].path == "good.md"

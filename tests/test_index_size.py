@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-import vaultmem.indexing
+import vaultmem.prepare
 from vaultmem import Vault
 from vaultmem.files import scan_notes
 from vaultmem.index import FREE_PAGES_MIN
 from vaultmem.index_write import packed_chunk_id
-from vaultmem.indexing import BATCH_NOTES, BATCHES_AHEAD, Job, parallel_map, prepare_file
+from vaultmem.prepare import BATCH_NOTES, BATCHES_AHEAD, Job, parallel_map, prepare_file
 
 
 def note(i: int, words: int = 40) -> str:
@@ -172,7 +172,7 @@ def test_the_parallel_index_run_prepares_only_a_window_ahead_of_the_writer(
 ) -> None:
     log = many_notes / "prepared.log"
     monkeypatch.setattr(sys.modules[__name__], "PREPARED_LOG", log)
-    monkeypatch.setattr(vaultmem.indexing, "prepare_file", counted_prepare)
+    monkeypatch.setattr(vaultmem.prepare, "prepare_file", counted_prepare)
     jobs: list[Job] = [
         (str(many_notes), s, None, 1 << 20, 2000) for s in scan_notes(many_notes, ())
     ]

@@ -12,8 +12,10 @@ and the standard modules only a write needs.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -31,7 +33,7 @@ cli()
 """
 
 LIBRARIES = {"yaml", "git", "watchdog", "numpy", "sqlite_utils", "mcp", "pydantic"}
-INDEX_RUN = {"vaultmem.indexing", "multiprocessing", "concurrent.futures"}
+INDEX_RUN = {"vaultmem.indexing", "vaultmem.prepare", "multiprocessing", "concurrent.futures"}
 MEMORY_RULES = {
     "vaultmem.memory.extract",
     "vaultmem.memory.dates",
@@ -54,6 +56,7 @@ NOT_FOR_READS = LIBRARIES | INDEX_RUN | MEMORY_RULES | WRITES | OTHER_PARTS
 # The modules of the commands a search is not (the group imports a command's module when
 # it runs), and what only they import.
 OTHER_COMMANDS = {
+    "vaultmem.cli.notes",
     "vaultmem.cli.agent",
     "vaultmem.cli.capture",
     "vaultmem.cli.embed",
@@ -75,6 +78,7 @@ NOT_FOR_SEARCH = {
     "vaultmem.versioning",
     "markdown_it_pyrs",
     "hashlib",
+    "fcntl",  # the write lock's
 }
 
 
@@ -175,7 +179,8 @@ def test_each_command_is_defined_by_the_module_the_group_imports_for_it() -> Non
 def test_one_command_imports_only_its_own_module(tmp_path: Path, indexed: str) -> None:
     modules = loaded_modules(tmp_path, "tree", "--vault", indexed)
     assert "vaultmem.cli.memory" in modules
-    others = {f"vaultmem.cli.{name}" for name in ("notes", "git", "hooks", "mcp", "agent")}
+    names = ("notes", "search", "git", "hooks", "mcp", "agent")
+    others = {f"vaultmem.cli.{name}" for name in names}
     assert modules & others == set()
 
 
@@ -186,6 +191,48 @@ def test_status_and_a_no_op_index_load_no_numpy_nor_sqlite_utils(
     for command in ("status", "index"):
         modules = loaded_modules(tmp_path, command, "--vault", indexed)
         assert modules & (LIBRARIES | MEMORY_RULES | OTHER_PARTS) == set(), command
+
+
+# What an index run needs only to read a note that changed (``prepare.py`` and its
+# imports: the parser, the chunker, the row writer, hashlib's OpenSSL).
+READING_NOTES = {
+    "vaultmem.prepare",
+    "vaultmem.parse",
+    "vaultmem.chunk",
+    "vaultmem.index_write",
+    "markdown_it_pyrs",
+    "hashlib",
+}
+
+
+# What only a search needs: the command's module, the query parser, the ranking.
+SEARCHING = {
+    "vaultmem.cli.search",
+    "vaultmem.retrieval",
+    "vaultmem.search",
+    "vaultmem.query",
+    "vaultmem.ranking",
+}
+
+
+def test_a_no_op_index_reads_no_note_and_loads_nothing_to_read_one(
+    tmp_path: Path, example_vault: Vault
+) -> None:
+    # Stats an hour old are trusted: the run below decides from them alone (a note
+    # changed within RACY_NS of being indexed would be read again, and rightly so).
+    hour_ago = time.time_ns() - 3600 * 10**9
+    for note in example_vault.root.rglob("*.md"):
+        os.utime(note, ns=(hour_ago, hour_ago))
+    example_vault.index()
+    vault = str(example_vault.root)
+    modules = loaded_modules(tmp_path, "index", "--vault", vault)
+    assert modules & READING_NOTES == set()
+    assert modules & SEARCHING == set()
+    assert "vaultmem.indexing" in modules  # the driver really ran an index run
+    (example_vault.root / "MEMORY.md").write_text("# Memory\n\nchanged words\n")
+    assert READING_NOTES - {"markdown_it_pyrs"} <= loaded_modules(
+        tmp_path, "index", "--vault", vault
+    )
 
 
 def test_context_loads_no_memory_rules_nor_libraries(tmp_path: Path, indexed: str) -> None:

@@ -20,11 +20,6 @@ from pathlib import Path
 
 from .errors import VaultmemError
 
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None  # type: ignore[assignment]
-
 STATE_DIR = ".vaultmem"
 TEMP_DIR = "tmp"
 # Our temp files start with this prefix so the watcher, the scan and git can ignore them.
@@ -141,7 +136,12 @@ def vault_write_lock(state_dir: Path, timeout: float = 10.0) -> Iterator[None]:
         VaultmemError: the lock cannot be taken (held too long, or ``.vaultmem`` is not
             writable).
     """
-    assert fcntl is not None, "the write lock needs flock (not on Windows)"
+    # Imported here: a shared library to load, which a process that only reads (a
+    # search) never needs.
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        raise AssertionError("the write lock needs flock (not on Windows)") from None
     key = str(state_dir)
     depth: dict[str, int] = _held.__dict__.setdefault("depth", {})
     if depth.get(key):

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 from .config import Config, load_config
 from .errors import VaultmemError, VaultNotFoundError
 from .keeper import IndexKeeper
-from .retrieval import Filters, retrieve
 from .state import STATE_DIR, secure_state_dir
 
 if TYPE_CHECKING:
@@ -255,6 +254,9 @@ class Vault:
         Hits on facts are written to this device's access log (which reinforces them at
         the next consolidation) unless ``track`` is false or ``memory.track_access`` is off.
         """
+        # Imported here: the search modules are for a search, not for every command.
+        from .retrieval import Filters, retrieve
+
         wanted = limit or self.config.search.default_limit
         lines = self.config.search.context_lines if context is None else context
         where = Filters(path, tag, since, until, url, include_archive, agent)

@@ -5,7 +5,7 @@ raises (``VaultmemError``) become one ``Error: ...`` line on stderr and exit cod
 options exit 2 (click's usage errors). ``--json`` output goes to stdout only; notices and
 progress go to stderr. See ``docs/cli.md``.
 
-The commands live by concept: ``notes`` (init, index, search, show, status, watch),
+The commands live by concept: ``notes`` (init, index, show, status, watch), ``search``,
 ``git`` (commit, log, diff, restore, sync), ``memory`` (remember, consolidate, forget,
 tree, validate), ``embed`` (the vectors of semantic search), ``agent`` (context, recent),
 ``capture`` (agent transcripts), ``hooks`` (hooks install/uninstall/show), ``mcp`` (the

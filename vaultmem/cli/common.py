@@ -37,7 +37,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 # The module of ``vaultmem.cli`` that defines each command (tests/test_startup.py checks
 # this table against what the modules define).
 COMMAND_MODULES = {
-    **dict.fromkeys(["init", "index", "reindex", "search", "show", "status", "watch"], "notes"),
+    **dict.fromkeys(["init", "index", "reindex", "show", "status", "watch"], "notes"),
+    "search": "search",
     **dict.fromkeys(["remember", "consolidate", "forget", "tree", "validate"], "memory"),
     **dict.fromkeys(["commit", "log", "diff", "restore", "sync"], "git"),
     **dict.fromkeys(["context", "recent"], "agent"),

@@ -1,0 +1,188 @@
+"""One changed note turned into index rows: read (``files.read_note``), parsed
+(``parse.py``), chunked (``chunk.py``), in forked worker processes when there is enough
+work (``parallel_map``). An index run (``indexing.py``) imports this module only when some
+note did change: a no-op run needs none of it.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import itertools
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .chunk import Chunk, make_chunks
+from .files import FileStat, read_note
+from .index_write import FileRecord
+from .parse import parse_document
+from .terms import note_names
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+_DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md$")
+
+Prepared = tuple[FileRecord, list[Chunk]]
+Job = tuple[str, FileStat, str | None, int, int]
+# Below this many files, starting worker processes costs more than it saves.
+PARALLEL_MIN_FILES = 400
+
+
+def prepare_file(job: Job) -> Prepared | None:
+    """Read, parse and chunk one note; ``None`` when its content hash is unchanged.
+
+    A top-level function of plain arguments, so worker processes can run it. It does not
+    raise: a note that fails for a reason nobody foresaw is recorded with the error as its
+    warning, and every other note is still indexed.
+    """
+    try:
+        return _prepare(*job)
+    except Exception as exc:  # one bad note must not stop the whole index run
+        stat = job[1]
+        warning = f"skipped: could not be indexed ({type(exc).__name__}: {exc})"
+        return FileRecord(stat.path, stat.size, stat.mtime_ns, "", None, {}, (), (warning,)), []
+
+
+def _prepare(
+    root: str, stat: FileStat, old_hash: str | None, max_bytes: int, max_chars: int
+) -> Prepared | None:
+    if stat.skip_reason is not None:
+        warning = f"skipped: {stat.skip_reason}"
+        return FileRecord(stat.path, stat.size, stat.mtime_ns, "", None, {}, (), (warning,)), []
+    read = read_note(Path(root) / stat.path, max_bytes)
+    if read.size or read.mtime_ns:  # the stat of the bytes actually read, if it moved on
+        stat = FileStat(stat.path, read.size, read.mtime_ns)
+    if old_hash is not None and read.content_hash == old_hash:
+        return None
+    if read.text is None:
+        return FileRecord(
+            stat.path, stat.size, stat.mtime_ns, read.content_hash, None, {}, (), read.warnings
+        ), []
+    doc = parse_document(read.text)
+    record = FileRecord(
+        path=stat.path,
+        size=stat.size,
+        mtime_ns=stat.mtime_ns,
+        hash=read.content_hash,
+        date=_file_date(stat.path, doc.frontmatter),
+        frontmatter=doc.frontmatter,
+        tags=tuple(dict.fromkeys(doc.tags)),
+        warnings=(*read.warnings, *doc.warnings),
+        names=note_names(stat.path, doc.frontmatter),
+    )
+    return record, make_chunks(doc.blocks, max_chars, record.names)
+
+
+# Notes a worker process takes at a time, and how many such batches may be under way or
+# waiting to be written at once: the run's memory is bounded by that window, not by the
+# vault (``Executor.map`` would submit every note at once and keep every result the writer
+# had not reached yet: hundreds of MB at 100,000 notes).
+BATCH_NOTES = 32
+BATCHES_AHEAD = 8
+
+
+def prepare_batch(jobs: list[Job]) -> list[Prepared | None]:
+    """``prepare_file`` over a batch of notes (one round trip to a worker process)."""
+    return [prepare_file(job) for job in jobs]
+
+
+@contextlib.contextmanager
+def parallel_map(jobs: int) -> Iterator[Callable[[Iterable[Job]], Iterable[Prepared | None]]]:
+    """``map`` for ``prepare_file``: in worker processes when there is enough work.
+
+    Parsing is CPU-bound Python and native code, so a second process uses the second core
+    while this one writes to SQLite. Results come back in order, and at most
+    ``BATCHES_AHEAD`` batches of ``BATCH_NOTES`` notes are submitted ahead of the one being
+    written, so a writer slower than the workers holds them back instead of piling up
+    their results.
+
+    Workers are forked, and only where forking is safe: on Linux, from a process with no
+    other thread. "spawn" would re-import the caller's main module in every worker, which
+    breaks any script without an ``if __name__ == "__main__"`` guard; elsewhere the work
+    simply runs in this process.
+    """
+    workers = min(os.cpu_count() or 1, 4)
+    forkable = sys.platform == "linux" and threading.active_count() == 1
+    if jobs < PARALLEL_MIN_FILES or workers < 2 or not forkable:
+        yield lambda items: map(prepare_file, items)
+        return
+    import multiprocessing  # imported here: a search or a small update never needs them
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork")
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
+    )
+
+    def bounded(items: Iterable[Job]) -> Iterator[Prepared | None]:
+        pending: collections.deque[Future[list[Prepared | None]]] = collections.deque()
+        batches = _batches(items, BATCH_NOTES)
+        for batch in itertools.islice(batches, BATCHES_AHEAD):
+            pending.append(pool.submit(prepare_batch, batch))
+        while pending:
+            done = pending.popleft().result()
+            for batch in itertools.islice(batches, 1):
+                pending.append(pool.submit(prepare_batch, batch))
+            yield from done
+
+    with pool:
+        yield bounded
+
+
+def _batches(items: Iterable[Job], size: int) -> Iterator[list[Job]]:
+    """``items`` in lists of ``size`` (the last one shorter)."""
+    it = iter(items)
+    while batch := list(itertools.islice(it, size)):
+        yield batch
+
+
+# prctl(2) option: the signal the kernel sends this process when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """Pool initializer: make a worker end when the process that forked it ends.
+
+    A forked worker inherits the write end of its own task pipe, so it never sees EOF:
+    after a ``kill -9`` of ``vaultmem index`` it would wait for work forever (issue 12).
+    On Linux the kernel kills it (``PR_SET_PDEATHSIG``); the parent pid is checked after
+    asking, in case the parent died before the request took effect. Where ``prctl`` is
+    missing, a thread watches the parent pid instead.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        asked = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # not Linux
+        asked = False
+    if os.getppid() != parent:
+        os._exit(1)
+    if not asked:
+        threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def _file_date(path: str, frontmatter: dict[str, object]) -> str | None:
+    """A daily note's date from its name, else the ``date`` or ``created`` property."""
+    match = _DAILY_NAME.search(path)
+    if match:
+        return match.group(1)
+    for key in ("date", "created"):
+        value = frontmatter.get(key)
+        if isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}", value):
+            return value[:10]
+    return None
