@@ -42,6 +42,9 @@ class Chunk(NamedTuple):
     fts_body: str
     fts_heading: str
     fts_name: str
+    # The text as the index stores it (``index_text.py``), when the worker that chunked it
+    # had the index's dictionary; else the writer packs it.
+    stored: str | bytes | None = None
 
 
 def make_chunks(blocks: Iterable[Block], max_chars: int, names: str = "") -> list[Chunk]:

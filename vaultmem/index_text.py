@@ -15,10 +15,11 @@ SQL function every connection registers (``register``), gives the text back, and
 ``chunks`` view calls it: readers see text and never the stored form. A reader outside
 vaultmem (the ``sqlite3`` shell) reads ``chunk_rows.text`` instead.
 
-The dictionary. An index trains one once it holds ``TRAIN_MIN`` chunks (a rebuild: after
-its first hundred notes or so), from those chunks: the words and word pairs that save the
-most bytes, the most valuable last (deflate reaches the end of its window most cheaply).
-The rows written before it are compressed at once; every later one uses it. It is never
+The dictionary. A rebuild trains one on a sample of its notes before it starts
+(``indexing.py``), so its worker processes pack the texts they chunk; an index that grows
+from empty trains one once it holds ``TRAIN_MIN`` chunks, and compresses the rows written
+before it at once. The dictionary is the words and word pairs that save the most bytes,
+the most valuable last (deflate reaches the end of its window most cheaply). It is never
 changed: words the vault gains later compress less, and a ``reindex`` trains a new one.
 A dictionary's id is never reused within a file, even by a rebuilt index (``recreate``
 carries the last id over), so a connection of another process that read a dictionary
@@ -129,29 +130,36 @@ class TextStore:
         self._pack = None
         self._plain = -1
 
-    def pack(self, texts: Sequence[str]) -> list[str | bytes]:
-        """The stored forms of new chunk texts (inside a write transaction). Until the index
-        has a dictionary they are stored as they are, and the one that brings the index's
-        chunks to ``TRAIN_MIN`` trains it (see ``_train``)."""
+    def current(self) -> Packer | None:
+        """The packer of the index's dictionary, if it has one yet."""
         if self._pack is None:
             row = self.conn.execute(
                 "SELECT id, dict FROM text_dicts ORDER BY rowid DESC LIMIT 1"
             ).fetchone()
             if row is not None:
                 self._pack = packer(int(row[0]), bytes(row[1]))
-        if self._pack is not None:
-            return [self._pack(text) for text in texts]
+        return self._pack
+
+    def pack(self, texts: Sequence[str]) -> list[str | bytes]:
+        """The stored forms of new chunk texts (inside a write transaction). Until the index
+        has a dictionary they are stored as they are, and the one that brings the index's
+        chunks to ``TRAIN_MIN`` trains it (see ``train``)."""
+        pack = self.current()
+        if not texts:
+            return []
+        if pack is not None:
+            return [pack(text) for text in texts]
         if self._plain < 0:
             self._plain = int(self.conn.execute("SELECT COUNT(*) FROM chunk_rows").fetchone()[0])
         self._plain += len(texts)
         if self._plain >= TRAIN_MIN:
-            self._train(texts)
-            return self.pack(texts)
+            return list(map(self.train(texts), texts))
         return list(texts)
 
-    def _train(self, texts: Sequence[str]) -> None:
-        """Train the index's dictionary on its chunks so far and the ``texts`` about to be
-        written, store it, and compress the rows already written with it."""
+    def train(self, texts: Sequence[str]) -> Packer:
+        """Train the index's dictionary on its chunks so far and ``texts`` (about to be
+        written, or a sample of what a rebuild will write), store it, compress the rows
+        already written with it, and return its packer (inside a write transaction)."""
         plain = self.conn.execute(
             "SELECT id, text FROM chunk_rows WHERE typeof(text) = 'text' AND length(text) >= ?",
             (SHORT,),
@@ -167,6 +175,7 @@ class TextStore:
         )
         self._dicts[dict_id] = zdict
         self._pack = pack
+        return pack
 
 
 def next_dict_id(conn: sqlite3.Connection) -> int:

@@ -172,7 +172,10 @@ def replace_file(
         conn.executemany("UPDATE chunk_rows SET line_start = ?, lines = ? WHERE id = ?", moved)
     _number_headings(conn, file, headings, {chunk.heading for chunk in chunks if chunk.heading})
     if fresh:
-        _insert_chunks(conn, file, fresh, record, headings, texts.pack([c.text for c in fresh]))
+        # Texts the worker packed are stored as it packed them; the writer packs the rest.
+        packed = iter(texts.pack([c.text for c in fresh if c.stored is None]))
+        forms = [next(packed) if c.stored is None else c.stored for c in fresh]
+        _insert_chunks(conn, file, fresh, record, headings, forms)
     if found is not None:
         conn.execute("DELETE FROM tag_rows WHERE file = ? AND chunk IS NULL", (file,))
         _write_file_row(conn, record, len(chunks), file)

@@ -28,12 +28,20 @@ from .terms import note_names
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from .index_text import Packer
+
 _DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md$")
 
 Prepared = tuple[FileRecord, list[Chunk]]
 Job = tuple[str, FileStat, str | None, int, int]
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_MIN_FILES = 400
+
+
+# How the run under way stores chunk texts (``index_text.packer``), set by ``parallel_map``
+# before it forks the workers: they inherit it and compress what they chunk, which would
+# otherwise be a fifth of the writer's work.
+_pack: Packer | None = None
 
 
 def prepare_file(job: Job) -> Prepared | None:
@@ -44,7 +52,11 @@ def prepare_file(job: Job) -> Prepared | None:
     warning, and every other note is still indexed.
     """
     try:
-        return _prepare(*job)
+        prepared = _prepare(*job)
+        if prepared is None or _pack is None:
+            return prepared
+        record, chunks = prepared
+        return record, [chunk._replace(stored=_pack(chunk.text)) for chunk in chunks]
     except Exception as exc:  # one bad note must not stop the whole index run
         stat = job[1]
         warning = f"skipped: could not be indexed ({type(exc).__name__}: {exc})"
@@ -95,8 +107,11 @@ def prepare_batch(jobs: list[Job]) -> list[Prepared | None]:
 
 
 @contextlib.contextmanager
-def parallel_map(jobs: int) -> Iterator[Callable[[Iterable[Job]], Iterable[Prepared | None]]]:
-    """``map`` for ``prepare_file``: in worker processes when there is enough work.
+def parallel_map(
+    jobs: int, pack: Packer | None = None
+) -> Iterator[Callable[[Iterable[Job]], Iterable[Prepared | None]]]:
+    """``map`` for ``prepare_file``: in worker processes when there is enough work, each
+    chunk's text packed for the index with ``pack`` when given.
 
     Parsing is CPU-bound Python and native code, so a second process uses the second core
     while this one writes to SQLite. Results come back in order, and at most
@@ -109,6 +124,17 @@ def parallel_map(jobs: int) -> Iterator[Callable[[Iterable[Job]], Iterable[Prepa
     breaks any script without an ``if __name__ == "__main__"`` guard; elsewhere the work
     simply runs in this process.
     """
+    global _pack
+    _pack = pack
+    try:
+        with _mapper(jobs) as mapper:
+            yield mapper
+    finally:
+        _pack = None
+
+
+@contextlib.contextmanager
+def _mapper(jobs: int) -> Iterator[Callable[[Iterable[Job]], Iterable[Prepared | None]]]:
     workers = min(os.cpu_count() or 1, 4)
     forkable = sys.platform == "linux" and threading.active_count() == 1
     if jobs < PARALLEL_MIN_FILES or workers < 2 or not forkable:
