@@ -159,3 +159,19 @@ def test_pack_and_unpack_round_trip_every_kind_of_text() -> None:
     # With no words seen three times there is no dictionary, and texts still compress.
     empty = packer(1, train(["one line"]))
     assert unpack(empty("y" * 300), b"") == "y" * 300
+
+
+def test_a_damaged_stored_text_rebuilds_the_index(vault_path: Path) -> None:
+    for n in range(300):
+        write(vault_path, f"memory/2026-04-{n:03d}.md", note(n))
+    with Vault(vault_path) as vault:
+        vault.index()
+    conn = sqlite3.connect(vault_path / ".vaultmem/index.db")
+    with conn:  # every compressed text damaged, as a bad disk block might
+        conn.execute("UPDATE chunk_rows SET text = x'01ffffffff' WHERE typeof(text) = 'blob'")
+    conn.close()
+    with Vault(vault_path) as vault:
+        hits = vault.search("PostgreSQL", limit=3)
+        assert hits and "PostgreSQL 16" in hits[0].text
+        assert any("rebuilt from the files" in notice for notice in vault.notices)
+    assert_texts_are_the_notes(vault_path)

@@ -28,12 +28,18 @@ def is_corrupt(exc: sqlite3.Error) -> bool:
     if isinstance(code, int) and code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
         return True
     # A damaged FTS5 shadow table can surface as a generic error from its constructor,
-    # or as FTS5's own complaint about its format.
+    # or as FTS5's own complaint about its format; a damaged stored text, or a missing
+    # dictionary, as our ``chunk_text()`` failing (``index_text.py``: the one SQL function
+    # vaultmem registers).
     message = str(exc)
     return any(sign in message for sign in _CORRUPT_SIGNS)
 
 
-_CORRUPT_SIGNS = ("vtable constructor", "invalid fts5 file format")
+_CORRUPT_SIGNS = (
+    "vtable constructor",
+    "invalid fts5 file format",
+    "user-defined function raised exception",
+)
 
 
 def index_error(exc: Exception, path: Path) -> VaultmemError:
