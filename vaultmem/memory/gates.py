@@ -18,6 +18,7 @@ whole word of the folded line (``tests/test_gates.py`` checks every code point).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 _FOLD = str.maketrans({"İ": "i", "ı": "i", "ſ": "s"})
@@ -42,6 +43,12 @@ class Line:
     def of(cls, text: str) -> Line:
         folded = fold(text)
         return cls(folded, frozenset(_TOKEN.findall(folded)), _DIGIT.search(text) is not None)
+
+    @classmethod
+    def lowered(cls, text: str) -> Line:
+        """A line for gates of ``parts`` (and digits) only, matched in ``text`` as it is:
+        for patterns searched in text the caller has lower-cased already."""
+        return cls(text, frozenset(), _DIGIT.search(text) is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +83,26 @@ def cue_gate(words: tuple[str, ...], parts: tuple[str, ...] = ()) -> Gate:
         else:
             pieces.append(word.lower())
     return Gate(frozenset(whole), tuple(dict.fromkeys([*pieces, *parts])))
+
+
+def words(text: str) -> frozenset[str]:
+    """A set of whole words from a space-separated list."""
+    return frozenset(text.split())
+
+
+@dataclass(frozen=True, slots=True)
+class Gated:
+    """A pattern with its gate: each method does what the pattern's does, skipping the
+    search on a line (``Line.of`` the same text) the gate does not admit."""
+
+    pattern: re.Pattern[str]
+    gate: Gate
+
+    def search(self, text: str, line: Line) -> re.Match[str] | None:
+        return self.pattern.search(text) if self.gate.admits(line) else None
+
+    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str, line: Line) -> str:
+        return self.pattern.sub(repl, text) if self.gate.admits(line) else text
+
+    def finditer(self, text: str, line: Line) -> Iterator[re.Match[str]]:
+        return self.pattern.finditer(text) if self.gate.admits(line) else iter(())
