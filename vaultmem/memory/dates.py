@@ -107,7 +107,6 @@ _TIME = re.compile(
 )
 # What any date or time expression holds (``gates.py``): a line holding none of these is
 # not searched, as most lines are not (a failed search walks the whole line).
-_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 _DATE_GATE = Gate(
     _words("day days week weeks weekend month months year years every each today tonight")
     | _words("morning afternoon evening tomorrow yesterday mon tue tues wed thu thur thurs")
