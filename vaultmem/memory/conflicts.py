@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
@@ -552,30 +552,25 @@ class FactSet:
         postings = self._postings
         shared = [w for w in new.words if 0 < len(postings.get(w, ())) <= _MAX_POSTING]
         rare = sorted(shared, key=lambda w: (len(postings[w]), w))[:4]
-        lists = [set(postings[w]) for w in rare]
-        found.update(dict.fromkeys(_most_shared(lists, _MAX_CANDIDATES)))
+        found.update(dict.fromkeys(_most_shared([postings[w] for w in rare], _MAX_CANDIDATES)))
         return list(found)
 
 
-def _most_shared(lists: list[set[str]], limit: int) -> list[str]:
+def _most_shared(lists: list[list[str]], limit: int) -> list[str]:
     """The ``limit`` keys found in most of the lists, ties in key order: the first
     ``limit`` of all their keys sorted by (lists holding the key, descending; key). The
-    lists are postings of up to _MAX_POSTING facts each, so the counting is done with set
-    operations, and only the keys in two or more lists (few) are sorted one by one."""
-    if not lists:
-        return []
-    every = set().union(*lists)
-    if len(every) <= limit:
-        chosen = every
-    else:
-        chosen = set()
-        for i, first in enumerate(lists):
-            for second in lists[i + 1 :]:
-                chosen |= first & second
-    ranked = sorted(chosen, key=lambda k: (-sum(k in p for p in lists), k))[:limit]
+    lists are postings of up to _MAX_POSTING facts each, holding a key at most once: the
+    keys are counted in C (``Counter``), and only those in two or more lists (few) are
+    sorted by their count."""
+    counts: Counter[str] = Counter()
+    for keys in lists:
+        counts.update(keys)
+    if len(counts) <= limit:
+        return sorted(counts, key=lambda k: (-counts[k], k))
+    ranked = sorted((k for k, n in counts.items() if n > 1), key=lambda k: (-counts[k], k))
+    ranked = ranked[:limit]
     if len(ranked) < limit:  # the rest are in one list each: the smallest keys of those
-        # (sorted in C: faster than heapq.nsmallest's loop for a few hundred keys)
-        ranked += sorted(every - chosen)[: limit - len(ranked)]
+        ranked += sorted(k for k, n in counts.items() if n == 1)[: limit - len(ranked)]
     return ranked
 
 
