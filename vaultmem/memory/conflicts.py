@@ -25,16 +25,17 @@ subject, or a time-shift cue alone; an optional LLM pass may re-judge those.
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 from sys import intern
 
 from ..terms import bigrams, cjk_run
+from .gates import Gate, Gated, Line
+from .gates import words as _words
 from .slots import UNKNOWN, Slot, slots
 from .wording import strip_triggers
 
@@ -87,27 +88,83 @@ _REPLACED = re.compile(
     r"|不再(?:用|是|去|住在|喝|吃)(?P<d>[^\s，。了]{1,6})|从(?P<e>[^\s，。]{1,6}?)(?:换成|改成|改为|搬到|变成)",
     re.I,
 )
+# Each pattern with its gate (``gates.py``): the words or parts any match holds. A fact is
+# read once per run, but a large vault has some 100,000 of them, and most hold no cue.
+_G_NEGATION = Gated(
+    _NEGATION,
+    Gate(
+        _words("no not never none nobody nothing neither nor cannot without anymore dont doesnt")
+        | _words("didnt isnt cant wont"),
+        ("n't", "不", "没"),
+    ),
+)
+_G_LIKE = Gated(
+    _LIKE,
+    Gate(
+        _words("like likes liked love loves loved prefer prefers preferred enjoy enjoys enjoyed")
+        | _words("favorite favourite"),
+        ("喜欢", "爱", "偏好"),
+    ),
+)
+_G_DISLIKE = Gated(
+    _DISLIKE,
+    Gate(
+        _words("hate hates hated dislike dislikes disliked detest detests detested"),
+        ("can't stand", "讨厌", "不喜欢", "受不了"),
+    ),
+)
+_G_SHIFT = Gated(
+    _SHIFT,
+    Gate(
+        _words("now nowadays switched changed moved instead no anymore these from as"),
+        ("现在", "改用", "换成", "换了", "搬到", "不再", "从现在"),
+    ),
+)
+_G_FILLER = Gated(
+    _FILLER,
+    Gate(
+        _words("now nowadays currently anymore any these still actually really remember note")
+        | _words("please fyi important again today from as by btw right"),
+        ("记住", "注意", "现在", "目前", "已经", "还是", "了"),
+    ),
+)
+_G_ADDITIVE = Gated(_ADDITIVE, Gate(_words("also too as another in"), ("也",)))
+_G_REPLACED = Gated(
+    _REPLACED,
+    Gate(
+        _words("instead rather in switched changed moved went migrated swapped converted not"),
+        ("不再", "从"),
+    ),
+)
 _PRIORITY = {"duplicate": 4, "conflict": 3, "subsumes": 2, "similar": 1}
 _NOTHING: frozenset[str] = frozenset()
 _MAX_SLOT_CANDIDATES = 20
 
 
-def words(text: str) -> frozenset[str]:
-    """Content words, case-folded, a plural ``s`` dropped; CJK runs as bigrams."""
+def words(text: str, line: Line | None = None) -> frozenset[str]:
+    """Content words, case-folded, a plural ``s`` dropped; CJK runs as bigrams (``line``:
+    ``Line.of(text)`` when the caller has it)."""
     # Negations are left out so that "I like tea" and "I don't like tea" read as the same
     # subject (``_cue`` tells them apart).
-    text = _NEGATION.sub(lambda m: "" if cjk_run().fullmatch(m.group()) else " ", text)
+    line = line or Line.of(text)
+    text = _G_NEGATION.sub(_drop_negation, text, line)
     found = _latin_words(text)
-    for run in cjk_run().findall(text):
-        found.update(map(intern, bigrams(run) if len(run) > 1 else [run]))
+    if not text.isascii():  # no CJK run in ASCII text
+        for run in cjk_run().findall(text):
+            found.update(map(intern, bigrams(run) if len(run) > 1 else [run]))
     return frozenset(found)
+
+
+def _drop_negation(match: re.Match[str]) -> str:
+    return "" if cjk_run().fullmatch(match.group()) else " "
 
 
 def _latin_words(text: str) -> set[str]:
     # Interned: a large vault's facts repeat the same few thousand words, and a full run
     # holds every live fact's words (one copy of each word instead of one per fact).
     found: set[str] = set()
-    for word in _WORD.findall(cjk_run().sub(" ", text).casefold()):
+    latin = text if text.isascii() else cjk_run().sub(" ", text)
+    for word in _WORD.findall(latin.casefold()):
         if word in _STOP:
             continue
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
@@ -116,34 +173,40 @@ def _latin_words(text: str) -> set[str]:
     return found
 
 
-def units(text: str) -> frozenset[str]:
+def units(text: str, line: Line | None = None) -> frozenset[str]:
     """What a fact says, for containment: its content words without negations or filler
     ("now", "remember", "现在"), CJK as single characters (an inserted "和虾" breaks
     bigrams but keeps every character of "我对花生过敏")."""
-    text = _NEGATION.sub(" ", _FILLER.sub(" ", text))
+    line = line or Line.of(text)
+    unfilled = _G_FILLER.sub(" ", text, line)
+    if unfilled != text:  # the gates read the text the pattern is searched in
+        line = Line.of(unfilled)
+    text = _G_NEGATION.sub(" ", unfilled, line)
+    if text.isascii():
+        return frozenset(_latin_words(text))
     cjk = {intern(c) for run in cjk_run().findall(text) for c in run}
     return frozenset(_latin_words(text) | (cjk - _CJK_PARTICLES))
 
 
-def _core(text: str, found: frozenset[str]) -> frozenset[str]:
+def _core(text: str, found: frozenset[str], line: Line) -> frozenset[str]:
     """The units of a statement without its stance (like, hate; negations are never
     units), from its ``units``."""
-    stance = " ".join(m.group() for p in (_LIKE, _DISLIKE) for m in p.finditer(text))
+    stance = " ".join(m.group() for p in (_G_LIKE, _G_DISLIKE) for m in p.finditer(text, line))
     return found - units(stance) if stance else found
 
 
-def _polarity(text: str) -> bool | None:
-    if _DISLIKE.search(text):
+def _polarity(text: str, line: Line) -> bool | None:
+    if _G_DISLIKE.search(text, line):
         return False
-    if _LIKE.search(text):
-        return not bool(_NEGATION.search(text))
+    if _G_LIKE.search(text, line):
+        return not bool(_G_NEGATION.search(text, line))
     return None
 
 
-def replaced(text: str) -> frozenset[str]:
+def replaced(text: str, line: Line | None = None) -> frozenset[str]:
     """Words the text says were given up ("instead of X", "switched from X to", ", not X")."""
     found: set[str] = set()
-    for match in _REPLACED.finditer(text):
+    for match in _G_REPLACED.finditer(text, line or Line.of(text)):
         found |= words(next(g for g in match.groups() if g))
     return frozenset(found)
 
@@ -244,21 +307,22 @@ class Fact:
         written by hand, or before requests were stripped) is no part of that, and its
         "Don't" ("Don't forget I live in Berlin") is no negation."""
         said = strip_triggers(text)
-        found = units(said)
-        said_words = words(said)
+        line = Line.of(said)
+        found = units(said, line)
+        said_words = words(said, line)
         if found == said_words:  # often so for a fact in Latin script without filler
             found = said_words  # one set, not two: a full run holds every live fact's
-        given_up = replaced(said)
+        given_up = replaced(said, line)
         return cls(
             text,
             said_words,
             slots(said),
             found,
-            _core(said, found),
-            bool(_NEGATION.search(said)),
-            _polarity(said),
-            bool(_SHIFT.search(said)),
-            bool(_ADDITIVE.search(said)),
+            _core(said, found, line),
+            bool(_G_NEGATION.search(said, line)),
+            _polarity(said, line),
+            bool(_G_SHIFT.search(said, line)),
+            bool(_G_ADDITIVE.search(said, line)),
             given_up or _NOTHING,
         )
 
@@ -488,29 +552,25 @@ class FactSet:
         postings = self._postings
         shared = [w for w in new.words if 0 < len(postings.get(w, ())) <= _MAX_POSTING]
         rare = sorted(shared, key=lambda w: (len(postings[w]), w))[:4]
-        lists = [set(postings[w]) for w in rare]
-        found.update(dict.fromkeys(_most_shared(lists, _MAX_CANDIDATES)))
+        found.update(dict.fromkeys(_most_shared([postings[w] for w in rare], _MAX_CANDIDATES)))
         return list(found)
 
 
-def _most_shared(lists: list[set[str]], limit: int) -> list[str]:
+def _most_shared(lists: list[list[str]], limit: int) -> list[str]:
     """The ``limit`` keys found in most of the lists, ties in key order: the first
     ``limit`` of all their keys sorted by (lists holding the key, descending; key). The
-    lists are postings of up to _MAX_POSTING facts each, so the counting is done with set
-    operations, and only the keys in two or more lists (few) are sorted one by one."""
-    if not lists:
-        return []
-    every = set().union(*lists)
-    if len(every) <= limit:
-        chosen = every
-    else:
-        chosen = set()
-        for i, first in enumerate(lists):
-            for second in lists[i + 1 :]:
-                chosen |= first & second
-    ranked = sorted(chosen, key=lambda k: (-sum(k in p for p in lists), k))[:limit]
+    lists are postings of up to _MAX_POSTING facts each, holding a key at most once: the
+    keys are counted in C (``Counter``), and only those in two or more lists (few) are
+    sorted by their count."""
+    counts: Counter[str] = Counter()
+    for keys in lists:
+        counts.update(keys)
+    if len(counts) <= limit:
+        return sorted(counts, key=lambda k: (-counts[k], k))
+    ranked = sorted((k for k, n in counts.items() if n > 1), key=lambda k: (-counts[k], k))
+    ranked = ranked[:limit]
     if len(ranked) < limit:  # the rest are in one list each: the smallest keys of those
-        ranked += heapq.nsmallest(limit - len(ranked), every - chosen)
+        ranked += sorted(k for k, n in counts.items() if n == 1)[: limit - len(ranked)]
     return ranked
 
 
@@ -532,12 +592,15 @@ class _Ceiling:
     def below(self, old: tuple[str, ...], threshold: float) -> bool:
         """Whether the similarity with ``old`` (distinct words) is surely under
         ``threshold``."""
-        if not self.new or not old:
+        new = self.new
+        if not new or not old:
             return threshold > 0  # the similarity is 0
-        shared = self.new.intersection(old)
+        shared = new.intersection(old)
         extra = len(old) - len(shared)
-        jaccard = len(shared) / (len(self.new) + extra)
-        denominator = self.weight + extra * self.floor
-        weighted = sum(self.idf[w] for w in shared) / denominator if denominator else 1.0
+        jaccard = len(shared) / (len(new) + extra)
         # The margin covers rounding: the bound sums in another order than the exact value.
+        if jaccard * (1 + 1e-9) >= threshold:
+            return False  # the higher of the two is over already: no need to weigh
+        denominator = self.weight + extra * self.floor
+        weighted = sum(map(self.idf.__getitem__, shared)) / denominator if denominator else 1.0
         return max(jaccard, weighted) * (1 + 1e-9) < threshold

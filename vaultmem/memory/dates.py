@@ -33,6 +33,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .gates import Gate, Line
+from .gates import words as _words
 from .slot_words import number
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -103,6 +105,17 @@ _TIME = re.compile(
     r"|(?P<part>上午|早上|早晨|中午|下午|傍晚|晚上|凌晨|夜里)?"
     rf"(?P<zh>{_NUM_ZH})(?:点钟?|时)(?P<zm>半|一刻|三刻|(?:{_NUM_ZH})分?)?"
 )
+# What any date or time expression holds (``gates.py``): a line holding none of these is
+# not searched, as most lines are not (a failed search walks the whole line).
+_DATE_GATE = Gate(
+    _words("day days week weeks weekend month months year years every each today tonight")
+    | _words("morning afternoon evening tomorrow yesterday mon tue tues wed thu thur thurs")
+    | _words("fri sat sun"),
+    # the weekdays' long forms need no word break after them ("on Mondayish")
+    (*_WEEKDAYS, "今", "明", "昨", "后", "前", "每", "周", "星期", "礼拜", "月", "年"),
+    digit=True,
+)
+_TIME_GATE = Gate(_words("noon midday midnight"), ("点", "时"), digit=True)
 # A past tense without a word for the future: a weekday alone is then the last one.
 _PAST = re.compile(
     r"(?i:\b(?:i|we|he|she|they|you)\s+(?:\w+ly\s+)?(?:\w+ed|went|did|had|got|came|saw|met|"
@@ -135,11 +148,15 @@ def resolve_dates(text: str, day: dt.date | None) -> list[str]:
         ``YYYY-MM-DD`` (with `` HH:MM`` when a time goes with it), or ``YYYY-Www``,
         ``YYYY-MM``, ``YYYY`` for a week, month or year; the words themselves without a day.
     """
-    found = list(_find(text, day))
+    line = Line.of(text)
+    found = list(_find(text, day)) if _DATE_GATE.admits(line) else []
+    if not found:
+        return []
     if day is None:
         words = (re.sub(r"(?i)^on\s+", "", text[f.start : f.end].strip()) for f in found)
         return list(dict.fromkeys(words))
-    times = [(m.start(), m.end(), _clock(m)) for m in _TIME.finditer(text)]
+    matches = _TIME.finditer(text) if _TIME_GATE.admits(line) else iter(())
+    times = [(m.start(), m.end(), _clock(m)) for m in matches]
     out = []
     for item in found:
         value = item.value

@@ -16,15 +16,21 @@ from dataclasses import dataclass
 
 from ..config import ScoringConfig
 from ..terms import cjk_run
+from .gates import Gate, Line, cue_gate
+
+# A pattern with its gate (``gates.py``): searched only on a line the gate admits (any
+# line when ``None``).
+Cue = tuple[re.Pattern[str], Gate | None]
+_DIGIT = Gate(digit=True)  # every match holds a digit
 
 
-def _cues(*words: str, extra: str = "") -> re.Pattern[str]:
+def _cues(*words: str, extra: str = "", extra_parts: tuple[str, ...] = ()) -> Cue:
     """English words match whole (any case); Chinese cues match anywhere; ``extra`` is one
-    more regex alternative."""
+    more regex alternative, every match of which holds one of ``extra_parts``."""
     latin = [re.escape(w) for w in words if w.isascii()]
     cjk = [re.escape(w) for w in words if not w.isascii()]
     parts = ([rf"\b(?:{'|'.join(latin)})\b"] if latin else []) + cjk + ([extra] if extra else [])
-    return re.compile("|".join(parts), re.I)
+    return re.compile("|".join(parts), re.I), cue_gate(words, extra_parts)
 
 
 # "like" as a verb ("I like", "she likes"), not "looks like" or "like this".
@@ -32,9 +38,10 @@ _LIKING = (
     r"\b(?:i|we|you|they|who)\s+(?:really\s+|also\s+|still\s+|do(?:n't)?\s+|"
     r"did(?:n't)?\s+|would\s+)?liked?\b|\b\w+\s+likes\b"
 )
+_LIKING_PARTS = ("like",)
 
 
-CLASSES: list[tuple[str, str, re.Pattern[str]]] = [
+CLASSES: list[tuple[str, str, Cue]] = [
     (
         "identity",
         "class_identity",
@@ -98,6 +105,7 @@ CLASSES: list[tuple[str, str, re.Pattern[str]]] = [
             "偏好",
             "最爱",
             extra=_LIKING,
+            extra_parts=_LIKING_PARTS,
         ),
     ),
     (
@@ -165,7 +173,7 @@ CLASSES: list[tuple[str, str, re.Pattern[str]]] = [
     ),
 ]
 
-SIGNALS: list[tuple[str, str, re.Pattern[str]]] = [
+SIGNALS: list[tuple[str, str, Cue]] = [
     (
         "asked to remember",
         "remember",
@@ -196,14 +204,18 @@ SIGNALS: list[tuple[str, str, re.Pattern[str]]] = [
             "偏好",
             "不喜欢",
             extra=_LIKING,
+            extra_parts=_LIKING_PARTS,
         ),
     ),
     (
         "money",
         "money",
-        re.compile(
-            r"[$€£¥]\s?\d|\d[\d,.]*\s?(?:万|元|块|美元|欧元|千|亿)|\b\d[\d,.]*\s?(?:usd|eur|gbp|rmb|dollars?|euros?)\b",
-            re.I,
+        (
+            re.compile(
+                r"[$€£¥]\s?\d|\d[\d,.]*\s?(?:万|元|块|美元|欧元|千|亿)|\b\d[\d,.]*\s?(?:usd|eur|gbp|rmb|dollars?|euros?)\b",
+                re.I,
+            ),
+            _DIGIT,
         ),
     ),
     (
@@ -253,7 +265,7 @@ SIGNALS: list[tuple[str, str, re.Pattern[str]]] = [
             "以后",
         ),
     ),
-    ("version", "version", re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")),
+    ("version", "version", (re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b"), _DIGIT)),
     (
         "configuration",
         "configuration",
@@ -289,46 +301,63 @@ SIGNALS: list[tuple[str, str, re.Pattern[str]]] = [
     (
         "date",
         "date",
-        re.compile(
-            r"\b\d{4}-\d{2}-\d{2}\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\btomorrow\b|"
-            r"\bnext (?:week|month|year)\b|明天|后天|下周|下个月|\d+月\d+[日号]|周[一二三四五六日]",
-            re.I,
+        (
+            re.compile(
+                r"\b\d{4}-\d{2}-\d{2}\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
+                r"\btomorrow\b|\bnext (?:week|month|year)\b|明天|后天|下周|下个月|\d+月\d+[日号]|"
+                r"周[一二三四五六日]",
+                re.I,
+            ),
+            Gate(
+                frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+                | {"tomorrow", "next"},
+                ("明天", "后天", "周", "下个月"),
+                digit=True,
+            ),
         ),
     ),
     ("by the way", "by_the_way", _cues("by the way", "btw", "顺便说一下", "顺便", "随便说说")),
 ]
 # Conversation signals: something that happened (an event told in the first person) is
 # worth keeping; a question asks rather than tells; reactions and pleasantries are chatter.
-CONVERSATION: list[tuple[str, str, re.Pattern[str]]] = [
+CONVERSATION: list[tuple[str, str, Cue]] = [
     (
         "event",
         "event",
-        re.compile(
-            r"\b(?:i|we|my \w+)\s+(?:just\s+|recently\s+|finally\s+|already\s+|also\s+)?"
-            r"(?:[a-z]{2,}ed|went|got|bought|made|took|won|lost|met|ran|built|wrote|read|saw|"
-            r"found|had|did|will|am going|'m going|have been|'ve been|began|began|gave|sold|"
-            r"spent|taught|thought|felt|left|kept|brought|caught|became|drew|flew|grew|threw|"
-            r"chose|rode|swam|sang|won)\b"
-            r"|\b(?:i'm|i am|we're|we are)\s+(?:now\s+|currently\s+|also\s+)?[a-z]{3,}ing\b"
-            r"|\b(?:yesterday|last (?:week|weekend|month|year|night|summer|winter|spring|fall)|"
-            r"(?:a few|two|three|\d+) (?:days|weeks|months|years) ago)\b"
-            r"|我(?:刚|已经|昨天|上周|今天)?(?:去了|买了|做了|参加了|完成了|搬到|开始|报名|见了|学了|拿到)",
-            re.I,
+        (
+            re.compile(
+                r"\b(?:i|we|my \w+)\s+(?:just\s+|recently\s+|finally\s+|already\s+|also\s+)?"
+                r"(?:[a-z]{2,}ed|went|got|bought|made|took|won|lost|met|ran|built|wrote|read|saw|"
+                r"found|had|did|will|am going|'m going|have been|'ve been|began|began|gave|sold|"
+                r"spent|taught|thought|felt|left|kept|brought|caught|became|drew|flew|grew|threw|"
+                r"chose|rode|swam|sang|won)\b"
+                r"|\b(?:i'm|i am|we're|we are)\s+(?:now\s+|currently\s+|also\s+)?[a-z]{3,}ing\b"
+                r"|\b(?:yesterday|last (?:week|weekend|month|year|night|summer|winter|spring|fall)|"
+                r"(?:a few|two|three|\d+) (?:days|weeks|months|years) ago)\b"
+                r"|我(?:刚|已经|昨天|上周|今天)?(?:去了|买了|做了|参加了|完成了|搬到|开始|报名|见了|学了|拿到)",
+                re.I,
+            ),
+            # "i", "we", "my" before the verb; "i'm" is "i" and "m" as words
+            Gate(frozenset({"i", "we", "my", "yesterday", "last", "ago"}), ("我",)),
         ),
     ),
-    ("question", "question", re.compile(r"[?？]\s*$|吗\s*$")),
+    ("question", "question", (re.compile(r"[?？]\s*$|吗\s*$"), Gate(parts=("?", "？", "吗")))),
     (
         "chatter",
         "chatter",
-        re.compile(
-            r"^(?:hey|hi|hello|thanks|thank you|wow|aw+|omg|haha|lol|bye|see ya|take care|"
-            r"congrat\w*|that's (?:great|awesome|amazing|cool|so)|"
-            r"sounds (?:great|fun|amazing)|glad)"
-            r"\b|^(?:哈哈|哇|太好了|真棒|谢谢|不错)",
-            re.I,
+        (
+            re.compile(
+                r"^(?:hey|hi|hello|thanks|thank you|wow|aw+|omg|haha|lol|bye|see ya|take care|"
+                r"congrat\w*|that's (?:great|awesome|amazing|cool|so)|"
+                r"sounds (?:great|fun|amazing)|glad)"
+                r"\b|^(?:哈哈|哇|太好了|真棒|谢谢|不错)",
+                re.I,
+            ),
+            None,  # anchored at the start: cheap as it is
         ),
     ),
 ]
+_SIGNALS = (*SIGNALS, *CONVERSATION)
 _ENTITY = re.compile(
     r"\[\[([^\]|#\\]+)|(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?)\b"
 )
@@ -353,6 +382,8 @@ class Score:
 def _weighted_length(text: str) -> int:
     """Length for the short-text rule: a CJK character says about as much as three Latin
     letters, so "记住我对花生过敏" is not "short" while "ok thx" is."""
+    if text.isascii():
+        return len(text)
     runs = cjk_run().findall(text)
     cjk = sum(len(run) for run in runs)
     return len(text) - cjk + 3 * cjk
@@ -388,18 +419,19 @@ def score(
     if not stripped or _ACKNOWLEDGEMENT.match(stripped):
         return Score(0.0, "acknowledgement", (), "a greeting or bare acknowledgement")
     kind, base = "general fact", w.class_general
-    for name, key, pattern in CLASSES:
-        if pattern.search(stripped):
+    line = Line.of(stripped)
+    for name, key, (pattern, gate) in CLASSES:
+        if (gate is None or gate.admits(line)) and pattern.search(stripped):
             kind, base = name, getattr(w, key)
             break
     reasons = [f"{kind} {base:+.2f}"]
     value = base
     fired = set()
     length = _weighted_length(stripped)
-    for name, key, pattern in (*SIGNALS, *CONVERSATION):
+    for name, key, (pattern, gate) in _SIGNALS:
         if key == "chatter" and ("event" in fired or length >= w.detail_chars):
             continue  # "Hey John! I donated my car yesterday": a greeting, then news
-        if pattern.search(stripped):
+        if (gate is None or gate.admits(line)) and pattern.search(stripped):
             weight = getattr(w, key)
             value += weight
             reasons.append(f"{name} {weight:+.2f}")
@@ -422,7 +454,7 @@ def score(
 
 
 # A statement of likelihood is a belief, held with the confidence its words express.
-LIKELIHOOD: list[tuple[re.Pattern[str], float]] = [
+LIKELIHOOD: list[tuple[Cue, float]] = [
     (_cues("almost certainly", "most likely", "大概率", "多半"), 0.8),
     (_cues("probably", "likely", "大概", "估计"), 0.7),
     (_cues("i think", "i believe", "i guess", "我觉得", "我认为", "可能"), 0.6),
@@ -434,7 +466,8 @@ LIKELIHOOD: list[tuple[re.Pattern[str], float]] = [
 def likelihood(text: str) -> float | None:
     """The confidence a statement of likelihood expresses ("probably", "可能"), or ``None``
     for a plain statement."""
-    for pattern, confidence in LIKELIHOOD:
-        if pattern.search(text):
+    line = Line.of(text)
+    for (pattern, gate), confidence in LIKELIHOOD:
+        if (gate is None or gate.admits(line)) and pattern.search(text):
             return confidence
     return None

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from . import slot_words as w
+from .gates import Gate, Line
 from .wording import strip_triggers
 
 OWNER = "owner"
@@ -86,10 +87,10 @@ def _sentence_slots(sentence: str) -> Iterator[Slot]:
     # of a dozen patterns (consolidation reads every fact of a large vault).
     lowered = sentence.casefold()
     tokens = frozenset(t.strip(".") for t in w.ASCII_WORD.findall(lowered))
-    if _ANY_CUE.search(lowered):  # most sentences have none: one search instead of seven
-        for cue, read in _READERS:
-            if cue.search(lowered):
-                yield from read(sentence)
+    line = Line.lowered(lowered)
+    for gate, cue, read in _READERS:
+        if gate.admits(line) and cue.search(lowered):
+            yield from read(sentence)
     if tokens & w.ROLE_CUE_WORDS or w.CUE_ROLE_CJK.search(sentence):
         yield from _roles(sentence)
     if tokens & w.TOOL_CUE_WORDS or w.CUE_TOOL_CJK.search(sentence):
@@ -352,7 +353,10 @@ def _project(sentence: str, exclude: set[str]) -> str:
 
 
 def _schedules(sentence: str) -> Iterator[Slot]:
-    for pattern in w.SCHEDULE_PATTERNS:
+    line = Line.of(sentence)
+    for pattern, gate in zip(w.SCHEDULE_PATTERNS, _SCHEDULE_GATES, strict=True):
+        if not gate.admits(line):
+            continue
         for match in pattern.finditer(sentence):
             phrase = match.group("value")
             # The time must come first ("is at 9:30", "改到周三"), not somewhere later
@@ -476,13 +480,58 @@ def _tools(sentence: str) -> Iterator[Slot]:
         yield Slot("tools", f"tool:{kind}", name, negated, scope)
 
 
+# A reader runs only when its cue matches the lower-cased sentence, and a cue is searched
+# only when the sentence holds one of its literal parts (``gates.py``): most sentences
+# hold none, and a failed search walks the whole sentence.
+def _parts(words: str, digit: bool = False) -> Gate:
+    return Gate(parts=tuple(words.split("|")), digit=digit)
+
+
 _READERS = (
-    (w.CUE_RESIDENCE, _residence),
-    (w.CUE_EMPLOYER, _employer),
-    (w.CUE_FAVOURITE, _favourites),
-    (w.CUE_VERSION, _versions),
-    (w.CUE_SCHEDULE, _schedules),
-    (w.CUE_CONTACT, _contacts),
-    (w.CUE_DIET, _diet),
+    (
+        _parts("liv|resid|based|settled|locat|mov|住|搬|定居|生活在|家在"),
+        w.CUE_RESIDENCE,
+        _residence,
+    ),
+    (
+        _parts(
+            "work|employ|job|position|started|hired|intern|joined|left|quit|resigned|laid off"
+            "|工作|上班|任职|实习|入职|跳槽|加入"
+        ),
+        w.CUE_EMPLOYER,
+        _employer,
+    ),
+    (_parts("favorite|favourite|最喜欢"), w.CUE_FAVOURITE, _favourites),
+    (
+        _parts("version|upgraded|bumped|updated|pinned|downgraded|版本|升级|降级", digit=True),
+        w.CUE_VERSION,
+        _versions,
+    ),
+    (
+        _parts(
+            "mon|tue|wed|thu|fri|sat|sun|noon|morning|afternoon|evening|night"
+            "|周|星期|礼拜|上午|下午|晚上|早上|中午|点",
+            digit=True,
+        ),
+        w.CUE_SCHEDULE,
+        _schedules,
+    ),
+    (
+        _parts("@|phone|number|mobile|cell|tel|call me|whatsapp|address|手机|电话|号码|地址"),
+        w.CUE_CONTACT,
+        _contacts,
+    ),
+    (
+        _parts("veg|plant|meat|pesc|fish|keto|eat|omnivore|carnivore|diet|素|肉|生酮|什么都吃"),
+        w.CUE_DIET,
+        _diet,
+    ),
 )
-_ANY_CUE = re.compile("|".join(f"(?:{cue.pattern})" for cue, _ in _READERS))
+# The verbs each schedule pattern needs, as whole words (English) or anywhere (Chinese).
+_MOVED = frozenset("moved rescheduled changed shifted pushed postponed brought bumped".split())
+_SCHEDULE_GATES = (
+    Gate(frozenset("is are happens happen takes take starts start runs run will".split())),
+    Gate(_MOVED),
+    Gate(_MOVED),
+    _parts("改到|改在|改成|挪到|推迟到|提前到|调到|换到|定在|在|是"),
+)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from .gates import fold
 from .slot_words import SPEAKER
 
 # The requests, English (whole words, any case) and Chinese. A request opens a line when
@@ -47,6 +48,9 @@ _TAIL = re.compile(
     r"(?:\s+(?:that|this|it))?|fyi)|请?记住(?:了|哦|啊|喔)?|别忘了|记得(?:哦|啊|喔)?)"
     r"\s*[.!！。~]*\s*$"
 )
+# Every request ``_TAIL`` takes holds one of these (case-folded): a line without any is
+# not searched (the search walks the whole line).
+_TAIL_WORDS = ("remember", "keep", "note", "forget", "fyi", "记住", "别忘了", "记得")
 
 
 def strip_triggers(text: str) -> str:
@@ -71,7 +75,10 @@ def strip_triggers(text: str) -> str:
             break
         words = words[match.end() :].lstrip()
     stripped_head = words != text.strip()
-    words = _TAIL.sub("", words).rstrip()
+    folded = fold(words)
+    if any(word in folded for word in _TAIL_WORDS):
+        words = _TAIL.sub("", words)
+    words = words.rstrip()
     if not _has_words(words):
         return text.strip()
     if stripped_head:
