@@ -196,6 +196,14 @@ def test_a_month_is_read_by_its_capital_or_an_unambiguous_name(words: str, when:
     assert resolve_dates(words, MONDAY) == when
 
 
+def test_letters_that_fold_to_ascii_name_the_same_day() -> None:
+    # Case-insensitive patterns match "frıday" (dotless ı), "FRİDAY" and "ſeptember" (long
+    # s) as Friday and September; reading the name back used to raise StopIteration.
+    assert resolve_dates("dentist on frıday 3pm", MONDAY) == ["2026-11-27 15:00"]
+    assert resolve_dates("FRİDAY standup", MONDAY) == ["2026-11-27"]
+    assert resolve_dates("due 3 ſeptember", MONDAY) == ["2026-09-03"]
+
+
 def test_a_date_without_a_day_stays_in_words() -> None:
     assert resolve_dates("dentist on Friday 3pm, 下周一 review", None) == ["Friday", "下周一"]
 

@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .gates import Gate, Line
+from .gates import Gate, Line, fold
 from .gates import words as _words
 from .slot_words import number
 
@@ -362,12 +362,14 @@ def _valid(iso: str) -> bool:
 
 
 def _weekday(word: str) -> int:
-    word = word.rstrip(".").lower()
+    # Folded as the IGNORECASE pattern that matched it compares letters: "frıday" (a
+    # dotless ı) matched "friday" and must be found by it.
+    word = fold(word.rstrip("."))
     return next(i for i, name in enumerate(_WEEKDAYS) if name.startswith(word[:3]))
 
 
 def _month(word: str) -> int:
-    word = word.rstrip(".").lower()
+    word = fold(word.rstrip("."))
     return next(i for i, name in enumerate(_MONTHS, 1) if name.startswith(word[:3]))
 
 
