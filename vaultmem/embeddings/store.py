@@ -48,9 +48,13 @@ def embedded_text(heading: str, text: str) -> str:
 # The chunks that get a vector: not front matter (never a hit), not a heading line (every
 # chunk below it is embedded with its heading path, so the heading's meaning is there; on
 # its own, "# 2026-11-23" or "# Memory" sits near every query), and not a line that is only
-# an HTML comment (MEMORY.md's block markers), for the same reason.
+# an HTML comment (MEMORY.md's block markers), for the same reason. A line that starts with
+# "<!--" is an HTML block (CommonMark): asking the kind first spares reading every other
+# chunk's text, which the index stores compressed (2 us a row, 0.5 s for the 266,000 rows
+# the vector matrix checks).
 EMBEDDABLE = (
-    "kind NOT IN ('frontmatter', 'heading') AND NOT (text LIKE '<!--%' AND text LIKE '%-->')"
+    "kind NOT IN ('frontmatter', 'heading')"
+    " AND NOT (kind = 'html' AND text LIKE '<!--%' AND text LIKE '%-->')"
 )
 
 
