@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import TextIO
 
 from vaultmem import Vault
+from vaultmem.index_text import TextStore
 from vaultmem.indexing import plan_changes
 from vaultmem.watch import daemon_pid
 
@@ -74,6 +75,7 @@ def proc_memory_mb(pid: int) -> tuple[float, float]:
 
 def chunk_rows(db: Path) -> list[tuple[object, ...]]:
     conn = sqlite3.connect(db)
+    TextStore.register(conn)  # the chunks view reads the stored texts with it
     try:
         return conn.execute(
             "SELECT path, chunk_id, line_start, text FROM chunks ORDER BY 1, 2"
@@ -92,6 +94,7 @@ def embeddable_texts(db: Path) -> dict[str, str]:
     from vaultmem.embeddings.store import EMBEDDABLE, embedded_text, text_hash
 
     conn = sqlite3.connect(db)
+    TextStore.register(conn)
     try:
         rows = conn.execute(f"SELECT heading, text FROM chunks WHERE {EMBEDDABLE}").fetchall()
     finally:
