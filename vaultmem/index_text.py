@@ -144,9 +144,9 @@ class TextStore:
         """The stored forms of new chunk texts (inside a write transaction). Until the index
         has a dictionary they are stored as they are, and the one that brings the index's
         chunks to ``TRAIN_MIN`` trains it (see ``train``)."""
-        pack = self.current()
         if not texts:
             return []
+        pack = self.current()
         if pack is not None:
             return [pack(text) for text in texts]
         if self._plain < 0:
