@@ -221,9 +221,10 @@ def build(
     """A matrix of every embedded chunk, reusing the rows of ``old`` that still match."""
     reuse: dict[tuple[int, bytes], int] = {}
     if old is not None:
-        reuse = {
-            (int(i), bytes(k)): p for p, (i, k) in enumerate(zip(old.ids, old.keys, strict=True))
-        }
+        # tolist(): one conversion of each memory-mapped column, where indexing it row by
+        # row cost 0.6 s for 226,000 rows.
+        pairs = zip(old.ids.tolist(), old.keys.tolist(), strict=True)
+        reuse = {pair: position for position, pair in enumerate(pairs)}
     kept: list[tuple[int, str, int]] = []  # (id, chunk_id, position in old)
     missing: list[tuple[int, str]] = []
     rows_now = embeddable_rows(conn)
