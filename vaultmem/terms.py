@@ -72,7 +72,8 @@ def bigrams(run: str) -> list[str]:
 
 
 def cjk_terms(runs: list[str]) -> str:
-    """The ``cjk`` column for a chunk: unigrams and bigrams of every run, space-separated."""
+    """The CJK terms of a chunk (written after its words in ``body``): unigrams and bigrams
+    of every run, space-separated."""
     out: list[str] = []
     for run in runs:
         out.extend(run)
