@@ -181,16 +181,17 @@ class TextStore:
 def next_dict_id(conn: sqlite3.Connection) -> int:
     """An id no dictionary of this file had: after the highest one, and after the last one
     of the index this one replaced (``meta.text_dict_last``)."""
-    last = conn.execute(
-        "SELECT MAX(COALESCE((SELECT MAX(id) FROM text_dicts), 0),"
-        " COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'text_dict_last'), 0))"
-    ).fetchone()[0]
-    return int(last) % _LAST_ID + 1
+    return last_dict_id(conn) % _LAST_ID + 1
 
 
 def last_dict_id(conn: sqlite3.Connection) -> int:
     """The newest dictionary id this file has had (0: none), to carry over a rebuild."""
     try:
-        return next_dict_id(conn) - 1
+        row = conn.execute(
+            "SELECT MAX(COALESCE((SELECT MAX(id) FROM text_dicts), 0),"
+            " COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'text_dict_last'),"
+            " 0))"
+        ).fetchone()
     except sqlite3.OperationalError:  # an index of an older schema: no such table
         return 0
+    return int(row[0])
