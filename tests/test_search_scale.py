@@ -21,6 +21,7 @@ from vaultmem.query import parse_query
 from vaultmem.ranking import EXACT_ROWS
 from vaultmem.results import candidates
 from vaultmem.search import MAX_LIMIT
+from vaultmem.search import search as keyword_search
 
 
 def fill(vault: Vault, days: int, start: int = 1, lines: int = 50) -> None:
@@ -164,6 +165,26 @@ def test_rows_holding_every_word_stop_the_gathering(
     count, hits = scored_rows(busy, "release notes", monkeypatch)
     assert count <= POOL
     assert len(hits) == 10 and all("release notes" in h for h in hits)
+
+
+def test_hybrid_s_longer_keyword_list_is_ranked_from_a_keyword_search_s_pool(
+    busy: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Fusion reads 3x as many keyword hits as a search shows; ranking a pool 3x as large
+    # for them cost 3x the time. The list starts with the keyword search's own hits.
+    seen: list[int] = []
+    real_rows = ranking._rows
+
+    def counting(conn: sqlite3.Connection, ids: list[int]) -> list[ranking.Row]:
+        seen.append(len(ids))
+        return real_rows(conn, ids)
+
+    monkeypatch.setattr(ranking, "_rows", counting)
+    conn = busy.db.conn
+    longer = keyword_search(conn, "deploy step", limit=120, ranked_for=40)
+    assert len(longer) == 120 and sum(seen) <= ranking.pool_size(40)
+    shown = keyword_search(conn, "deploy step", limit=40)
+    assert [(h.path, h.line_start) for h in longer[:40]] == [(h.path, h.line_start) for h in shown]
 
 
 def test_a_rare_chinese_run_of_common_bigrams_reads_only_its_own_lines(

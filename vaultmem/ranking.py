@@ -64,11 +64,17 @@ def pool_size(limit: int) -> int:
 
 
 def ranked(
-    conn: sqlite3.Connection, query: Query, where: list[str], params: list[Any], limit: int
+    conn: sqlite3.Connection,
+    query: Query,
+    where: list[str],
+    params: list[Any],
+    limit: int,
+    ranked_for: int,
 ) -> list[tuple[Row, float]]:
     """The ``limit`` best chunks for ``query`` passing the filters ``where``/``params``
-    (SQL over ``chunks c JOIN files f``), each with its score (higher is better)."""
-    pool = pool_size(limit)
+    (SQL over ``chunks c JOIN files f``), each with its score (higher is better), from the
+    candidate pool of ``ranked_for`` hits."""
+    pool = max(pool_size(ranked_for), limit)
     cap = max(EXACT_ROWS, pool)
     units = [u for u in query.units if u.fts]
     span = _id_span(conn)

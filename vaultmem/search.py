@@ -118,6 +118,7 @@ def search(
     url: str | None = None,
     exclude_glob: str | None = None,
     agent: str | None = None,
+    ranked_for: int | None = None,
 ) -> list[Hit]:
     """Search the index; see the module docstring for how ranking works.
 
@@ -135,6 +136,9 @@ def search(
         exclude_glob: leave out chunks whose path matches (``archive/*`` unless asked).
         agent: keep chunks whose ``[agent:: ]`` field is this name (ASCII case ignored)
             and chunks with no such field (facts, people's notes, ``MEMORY.md``).
+        ranked_for: rank the candidate pool of a search for this many hits, and return up
+            to ``limit`` of it (hybrid search's longer list for fusion, whose first
+            ``ranked_for`` are then the keyword search's own); default ``limit``.
 
     Returns:
         Hits, best first.
@@ -160,7 +164,7 @@ def search(
         )
         found = [(row, 0.0) for row in conn.execute(sql, [*params, limit])]
     else:
-        found = ranked(conn, parsed, where, params, limit)
+        found = ranked(conn, parsed, where, params, limit, ranked_for or limit)
     hits = [Hit(r[1], r[2], r[3], r[4], score, r[5], [], r[6], r[7], r[8]) for r, score in found]
     _attach_tags(conn, hits, [r[0] for r, _ in found])
     return hits

@@ -88,7 +88,13 @@ class VectorMatrix:
             signs = _sign_bits((query - self.mean)[None, :])[0]
             distance = _hamming(self.bits, signs)
             pool = np.sort(np.argpartition(distance, size - 1)[:size])
-        scores = (self.rows[pool].astype(np.float32) @ query) * self.scale[pool]
+        # einsum, not ``@``: BLAS runs a matrix-vector product on a pool of threads that
+        # then spin, and on a busy machine they took the cores from the rest of the search
+        # (a hybrid search's p50 83 ms against 46 ms with one BLAS thread, at load 2.7).
+        # einsum's own loop runs on this thread and reads the int8 rows as they are.
+        rows = self.rows[pool]
+        scores = np.einsum("ij,j->i", rows, query, dtype=np.float32, casting="unsafe")
+        scores *= self.scale[pool]
         best = min(wanted, len(pool))
         top = np.argpartition(-scores, best - 1)[:best]
         top = top[np.argsort(-scores[top], kind="stable")]
