@@ -27,8 +27,11 @@ import resource
 import statistics
 import time
 from pathlib import Path
+from typing import TypeVar
 
 from vaultmem import Vault
+
+T = TypeVar("T")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -41,33 +44,45 @@ def read_queries(root: Path) -> list[tuple[str, str]]:
     return [(q, kind) for q, kind in (line.split("\t", 1) for line in lines if "\t" in line)]
 
 
+def recall(truth: set[T], got: set[T]) -> float:
+    return len(truth & got) / len(truth) if truth else 1.0
+
+
 def worst_recall(vault: Vault, queries: list[tuple[str, str]]) -> dict[str, float]:
     """The worst recall of each query kind against a plain scan of every chunk's text and
     heading path: every chunk holding a Chinese query as a substring, every note holding an
-    English query word, must be among the hits at a limit of 1,000,000."""
+    English query word, must be among the hits at a limit of 1,000,000. The scan reads the
+    chunks once for all queries (a scan per query took over 50 minutes at 100,000 notes)."""
+    zh = sorted({q for q, kind in queries if kind.startswith("zh")})
+    en = sorted({q for q, kind in queries if kind == "en-word"})
+    words = {q: re.compile(rf"(?<![^\W_]){re.escape(q)}(?![^\W_])", re.I) for q in en}
+    # One alternation of every query finds the few chunks worth checking query by query.
+    any_zh = re.compile("|".join(map(re.escape, zh))) if zh else None
+    any_en = re.compile("|".join(map(re.escape, en)), re.I) if en else None
+    chunks: dict[str, set[tuple[str, str]]] = {q: set() for q in zh}
+    notes: dict[str, set[str]] = {q: set() for q in en}
+    rows = vault.db.conn.execute("SELECT path, chunk_id, text, heading FROM chunks WHERE searched")
+    for path, chunk_id, text, heading in rows:
+        for field in (text, heading or ""):
+            if any_zh and any_zh.search(field):
+                for q in zh:
+                    if q in field:
+                        chunks[q].add((path, chunk_id))
+            if any_en and any_en.search(field):
+                for q, word in words.items():
+                    if word.search(field):
+                        notes[q].add(path)
     found: dict[str, list[float]] = {}
     for query, kind in queries:
         if kind.startswith("zh"):
-            rows = vault.db.conn.execute(
-                "SELECT path, chunk_id FROM chunks"
-                " WHERE searched AND (instr(text, ?) OR instr(heading, ?))",
-                (query, query),
-            ).fetchall()
-            truth = {(p, c) for p, c in rows}
             hits = vault.search(query, limit=1_000_000, mode="keyword")
-            got = {(h.path, h.chunk_id) for h in hits}
+            share = recall(chunks[query], {(h.path, h.chunk_id) for h in hits})
         elif kind == "en-word":
-            word = re.compile(rf"(?<![^\W_]){re.escape(query)}(?![^\W_])", re.I)
-            rows = vault.db.conn.execute(
-                "SELECT path, text, heading FROM chunks"
-                " WHERE searched AND (text LIKE ? OR heading LIKE ?)",
-                (f"%{query}%", f"%{query}%"),
-            ).fetchall()
-            truth = {p for p, t, h in rows if word.search(t) or word.search(h)}
-            got = {h.path for h in vault.search(query, limit=1_000_000, mode="keyword")}
+            hits = vault.search(query, limit=1_000_000, mode="keyword")
+            share = recall(notes[query], {h.path for h in hits})
         else:
             continue
-        found.setdefault(kind, []).append(len(truth & got) / len(truth) if truth else 1.0)
+        found.setdefault(kind, []).append(share)
     return {kind: min(values) for kind, values in found.items()}
 
 

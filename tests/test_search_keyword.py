@@ -57,6 +57,37 @@ def test_may_the_lowercase_verb_stays_a_stop_word(chat: Vault) -> None:
     assert texts(chat.search("what may break")) == ["- the server could break tonight ^c6"]
 
 
+@pytest.mark.parametrize(
+    ("question", "line"),
+    [
+        ("When did Mel buy shoes?", "- Mel bought a pair of new running shoes at the mall ^f1"),
+        ("Did she swim in the lake?", "- We swam in the lake by the old mill at dawn ^f2"),
+        ("what do the children love", "- my child loves the zoo by the river every Sunday ^f3"),
+        ("Who won the chess match?", "- Sam will win every chess match at the club this year ^f4"),
+    ],
+)
+def test_a_word_is_found_in_its_irregular_forms(vault: Vault, question: str, line: str) -> None:
+    # Each line shares one word fewer with the question than its shorter neighbour does,
+    # unless the irregular form counts: then it holds every word and ranks first.
+    near = ["Mel likes shoes ^d1", "the lake is cold ^d2", "children sleep ^d3", "chess match ^d4"]
+    lines = [line, *(f"- {text}" for text in near)]
+    write(vault.root, "memory/2026-06-03.md", "# 2026-06-03\n\n" + "\n".join(lines) + "\n")
+    vault.index()
+    assert texts(vault.search(question, mode="keyword"))[0] == line
+
+
+def test_light_verbs_and_forms_that_mean_something_else_are_not_asked(vault: Vault) -> None:
+    # "went" or "got" is in every other line of a conversation; "saw" is also a tool.
+    write(
+        vault.root,
+        "memory/2026-06-03.md",
+        "# 2026-06-03\n\n- he cut the plank with a saw ^f5\n- we went home early ^f6\n",
+    )
+    vault.index()
+    assert vault.search("see", mode="keyword") == []
+    assert vault.search("go", mode="keyword") == []
+
+
 # -- a note is found by its names: file name, title, aliases --------------------------------
 
 ZELDA = "References/The Legend of Zelda Breath of the Wild.md"

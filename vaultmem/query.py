@@ -19,6 +19,7 @@ import re
 from typing import NamedTuple
 
 from .terms import bigrams, split_cjk
+from .word_forms import forms_of
 
 STOP_WORDS = frozenset(
     """a an the of to in on at for and or but is are was were be been do does did what when
@@ -26,6 +27,7 @@ STOP_WORDS = frozenset(
     then there their they he she his her him i you your we our my me would could should will
     can may might has have had not""".split()
 )
+_COLUMNS = "{body heading name}"  # a word or phrase is looked for in each
 OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 _TOKEN = re.compile(r'"([^"]*)"?|([^\s"]+)')
 _WORD = re.compile(r"[^\W_]+")
@@ -144,7 +146,7 @@ def _latin_units(words: list[str], prefix: bool, phrase: bool) -> list[Unit]:
     if not words:
         return []
     if phrase and len(words) > 1:
-        fts = '{body heading name} : "' + " ".join(words) + '"'
+        fts = f'{_COLUMNS} : "' + " ".join(words) + '"'
         return [Unit(fts, pattern=_word_pattern(words))]
     units = [_word_unit(w) for w in words]
     if prefix:
@@ -157,16 +159,38 @@ def _word_unit(word: str) -> Unit:
     # ("flies*" became "fli"*), which breaks prefix search. Instead a query word drops a
     # common English ending and is asked as a prefix: "meetings" -> "meet"*, "created"
     # -> "creat"* (create, created, creator). Three-letter words stay exact ("art").
+    # Irregular forms no ending reaches are asked too, whole ("win" -> won, winning).
+    others = forms_of(word)[1:]
     stem = _stem(word)
     if len(stem) < 3 or (len(stem) == 3 and stem == word):
-        return Unit(f'{{body heading name}} : "{word}"', pattern=_word_pattern([word]))
-    forms = f'"{word}"' if stem == word else f'("{word}" OR "{stem}")'
-    return _prefix_unit(stem, exact=f"{{body heading name}} : {forms}")
+        return _any_form(f'"{word}"', [word], others)
+    forms = f'"{word}"' if stem == word else f'"{word}" OR "{stem}"'
+    exact = _any_form(forms, [], others).fts
+    beyond = tuple(form for form in others if not form.startswith(stem))  # not in stem*
+    return _any_form(f'"{stem}"*', [], beyond, prefix=stem, exact=exact)
 
 
-def _prefix_unit(prefix: str, exact: str | None = None) -> Unit:
-    pattern = re.compile(_starting_a_word(prefix))
-    return Unit(f'{{body heading name}} : "{prefix}"*', pattern=pattern, exact=exact)
+def _any_form(
+    asked: str,
+    whole: list[str],
+    others: tuple[str, ...],
+    *,
+    prefix: str | None = None,
+    exact: str | None = None,
+) -> Unit:
+    """A unit for the FTS5 terms ``asked`` and the ``others`` forms of a word: the words
+    ``whole`` and ``others`` found as whole words, ``prefix`` as a word's start."""
+    terms = asked + "".join(f' OR "{form}"' for form in others)
+    fts = f"{_COLUMNS} : ({terms})" if others or " OR " in asked else f"{_COLUMNS} : {terms}"
+    patterns = [_word_pattern([w]).pattern for w in (*whole, *others)]
+    if prefix is not None:
+        patterns.insert(0, _starting_a_word(prefix))
+    pattern = patterns[0] if len(patterns) == 1 else "|".join(f"(?:{p})" for p in patterns)
+    return Unit(fts, pattern=re.compile(pattern), exact=exact)
+
+
+def _prefix_unit(prefix: str) -> Unit:
+    return _any_form(f'"{prefix}"*', [], (), prefix=prefix)
 
 
 def _cjk_units(run: str, split: bool) -> list[Unit]:
