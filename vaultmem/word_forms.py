@@ -6,10 +6,10 @@ A query word is asked as the prefix left after dropping a regular ending (``quer
 tournament?" against "I won the regional tournament!"), so a query word listed here is
 asked with every form of its group. The list is closed and short on purpose: common verbs
 and nouns of everyday life, not forms that mostly mean something else (``saw`` the tool,
-``rose`` the flower, ``bit`` of "a bit"), and not the light verbs a conversation uses in every other
-line (go, get, make, take, give, come, say, see, know, think, feel, ...): on LoCoMo their
-forms (went, got, made, going) lifted lines that share nothing else with the question,
-and lost 20 questions at recall@10 for 9 gained.
+``rose`` the flower, ``bit`` as in "a bit"), and not the light verbs a conversation uses in
+every other line (go, get, make, take, give, come, say, see, know, think, feel, ...): on
+LoCoMo their forms (went, got, made, going) lifted lines that share nothing else with the
+question, and lost 20 questions at recall@10 for 9 gained.
 """
 
 from __future__ import annotations
