@@ -88,6 +88,7 @@ NOT_FOR_SEARCH = {
     "dataclasses",
     "inspect",
     "platform",  # the device name is os.uname().nodename
+    "threading",  # the write lock's per-thread depth is a _thread._local
 }
 
 
