@@ -9,11 +9,11 @@ vault. What is written to the notes themselves, and how, is ``writes.py``'s.
 
 from __future__ import annotations
 
+import _thread  # threading.local is _thread._local: no threading import (~1 ms)
 import contextlib
 import os
 import stat
 import time
-from _thread import _local  # threading.local, without importing threading (~1 ms)
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -120,7 +120,7 @@ def write_temp(path: Path, data: bytes) -> str:
     return tmp
 
 
-_held = _local()  # per thread: the lock files it holds, and how deep
+_held = _thread._local()  # per thread: the lock files it holds, and how deep
 
 
 @contextlib.contextmanager
