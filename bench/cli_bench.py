@@ -48,7 +48,14 @@ def environment() -> dict[str, str]:
     return env
 
 
-CLI = "import sys; from vaultmem.cli import cli; sys.exit(cli())"
+# What the console script runs: ``main`` (a plain search without click), or, in a
+# checkout older than it, the click group.
+CLI = """import sys
+try:
+    from vaultmem.cli import main
+except ImportError:
+    from vaultmem.cli import cli as main
+sys.exit(main())"""
 
 
 def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -138,7 +145,7 @@ def main() -> None:
             f"{median_cpu / bare_cpu:4.2f}x)"
         )
     if args.imports:
-        module = [sys.executable, "-c", "from vaultmem.cli import cli; cli()"]
+        module = [sys.executable, "-c", CLI]
         for name, (argv, _) in list(commands.items())[1:3]:
             print(f"\nslowest imports of {name} (cumulative, one run):")
             print("\n".join(slowest_imports([*module[1:], *argv[1:]], env)))

@@ -22,14 +22,15 @@ import pytest
 
 from vaultmem import Vault
 
-# Runs the CLI as the console script does, and writes the names of every module loaded
-# by the time the process ends (an exit code from click included) to argv[1].
+# Runs the CLI as the console script does (``main``: a plain search without click), and
+# writes the names of every module loaded by the time the process ends (an exit code
+# included) to argv[1].
 DRIVER = """
 import atexit, json, sys
 out = sys.argv.pop(1)
 atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
-from vaultmem.cli import cli
-cli()
+from vaultmem.cli import main
+main()
 """
 
 LIBRARIES = {"yaml", "git", "watchdog", "numpy", "sqlite_utils", "mcp", "pydantic"}
@@ -79,6 +80,15 @@ NOT_FOR_SEARCH = {
     "markdown_it_pyrs",
     "hashlib",
     "fcntl",  # the write lock's
+    # A plain search command line is read without click (cli/fast.py): ~15 ms of imports.
+    "click",
+    "vaultmem.cli.common",
+    # The records a search defines are no dataclasses (records.py): dataclasses imports
+    # inspect, ~5 ms, and each class compiles its methods from source.
+    "dataclasses",
+    "inspect",
+    "platform",  # the device name is os.uname().nodename
+    "threading",  # the write lock's per-thread depth is a _thread._local
 }
 
 
@@ -104,7 +114,8 @@ def test_version_loads_no_vault_machinery(tmp_path: Path) -> None:
     assert modules & NOT_FOR_READS == set()
     # Not even the vault or a command: ``import vaultmem`` loads ``Vault`` when asked.
     loaded = {m for m in modules if m.startswith("vaultmem.")}
-    assert loaded <= {"vaultmem.errors", "vaultmem.agent", "vaultmem.cli", "vaultmem.cli.common"}
+    command_line = {"vaultmem.cli", "vaultmem.cli.fast", "vaultmem.cli.common"}
+    assert loaded <= {"vaultmem.errors", "vaultmem.agent", *command_line}
 
 
 @pytest.mark.parametrize(
@@ -127,39 +138,15 @@ def test_keyword_search_loads_only_what_a_search_needs(
     assert "vaultmem.search" in modules  # the driver really searched
 
 
-# Runs a search and writes the frozen dataclasses of vaultmem that the process defined.
-FROZEN_DRIVER = """
-import atexit, dataclasses, json, sys
-out = sys.argv.pop(1)
-
-def frozen():
-    return sorted(
-        f"{name}.{cls.__qualname__}"
-        for name, module in list(sys.modules.items()) if name.startswith("vaultmem")
-        for cls in vars(module).values()
-        if isinstance(cls, type) and cls.__module__ == name and dataclasses.is_dataclass(cls)
-        and cls.__dataclass_params__.frozen
-    )
-
-atexit.register(lambda: open(out, "w").write(json.dumps(frozen())))
-from vaultmem.cli import cli
-cli()
-"""
-
-
-def test_a_search_defines_no_frozen_dataclass_but_config(tmp_path: Path, indexed: str) -> None:
-    # Defining a frozen dataclass costs about 1 ms on a 2-core machine (its methods are
-    # compiled from source), a NamedTuple a fifth of that: every process pays it, so the
-    # immutable records a search loads are NamedTuples. ``Config`` has a field named
-    # ``index``, which a tuple's ``index`` method would shadow.
-    out = tmp_path / "frozen.json"
-    done = subprocess.run(
-        [sys.executable, "-c", FROZEN_DRIVER, str(out), "search", "peanuts", "--vault", indexed],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(out.read_text()) == ["vaultmem.config.Config"]
+def test_a_search_of_a_vault_without_config_file_loads_no_toml_parser(
+    tmp_path: Path, indexed: str
+) -> None:
+    # tomllib (~3 ms) loads only to read a config file; defaults need none.
+    assert "tomllib" in loaded_modules(tmp_path, "search", "peanuts", "--vault", indexed)
+    (Path(indexed) / ".vaultmem" / "config.toml").unlink()
+    modules = loaded_modules(tmp_path, "search", "peanuts", "--vault", indexed)
+    assert "tomllib" not in modules
+    assert "vaultmem.search" in modules
 
 
 def test_each_command_is_defined_by_the_module_the_group_imports_for_it() -> None:

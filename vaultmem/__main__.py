@@ -1,4 +1,4 @@
-from .cli import cli
+from .cli import main
 
 if __name__ == "__main__":
-    cli()
+    main()

@@ -10,13 +10,12 @@ cheaper to define, which every ``vaultmem`` process does (docs/cli.md, "Start-up
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from . import obsidian
 from .errors import ConfigError
+from .records import FrozenRecord
 
 CONFIG_PATH = ".vaultmem/config.toml"
 MAX_CONTEXT = 50  # lines of context each side of a search hit, at most
@@ -146,19 +145,57 @@ class LLMConfig(NamedTuple):
     retries: int = 1  # further tries after a failed request
 
 
-@dataclass(frozen=True)
-class Config:
-    """All settings of one vault."""
+class Config(FrozenRecord):
+    """All settings of one vault (frozen; ``replace`` makes a changed copy)."""
 
-    index: IndexConfig = field(default_factory=IndexConfig)
-    search: SearchConfig = field(default_factory=SearchConfig)
-    scoring: ScoringConfig = field(default_factory=ScoringConfig)
-    memory: MemoryConfig = field(default_factory=MemoryConfig)
-    git: GitConfig = field(default_factory=GitConfig)
-    context: ContextConfig = field(default_factory=ContextConfig)
-    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
-    llm: LLMConfig = field(default_factory=LLMConfig)
-    vault: VaultConfig = field(default_factory=VaultConfig)
+    __slots__ = _fields = (
+        "index",
+        "search",
+        "scoring",
+        "memory",
+        "git",
+        "context",
+        "embeddings",
+        "llm",
+        "vault",
+    )
+    # A NamedTuple cannot be it: the ``index`` field would shadow a tuple's ``index`` method.
+    index: IndexConfig
+    search: SearchConfig
+    scoring: ScoringConfig
+    memory: MemoryConfig
+    git: GitConfig
+    context: ContextConfig
+    embeddings: EmbeddingsConfig
+    llm: LLMConfig
+    vault: VaultConfig
+
+    def __init__(
+        self,
+        index: IndexConfig | None = None,
+        search: SearchConfig | None = None,
+        scoring: ScoringConfig | None = None,
+        memory: MemoryConfig | None = None,
+        git: GitConfig | None = None,
+        context: ContextConfig | None = None,
+        embeddings: EmbeddingsConfig | None = None,
+        llm: LLMConfig | None = None,
+        vault: VaultConfig | None = None,
+    ) -> None:
+        given = (index, search, scoring, memory, git, context, embeddings, llm, vault)
+        sections = (
+            IndexConfig,
+            SearchConfig,
+            ScoringConfig,
+            MemoryConfig,
+            GitConfig,
+            ContextConfig,
+            EmbeddingsConfig,
+            LLMConfig,
+            VaultConfig,
+        )
+        for name, value, section in zip(self._fields, given, sections, strict=True):
+            object.__setattr__(self, name, section() if value is None else value)
 
 
 def _section(cls: type[Any], name: str, raw: object) -> Any:
@@ -273,10 +310,16 @@ def load_config(vault_root: Path) -> Config:
     """
     path = vault_root / CONFIG_PATH
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return _with_obsidian(Config(), vault_root)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{CONFIG_PATH} is not valid TOML: {exc}") from exc
+    import tomllib  # ~3 ms: only for a vault that has a config file
+
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{CONFIG_PATH} is not valid TOML: {exc}") from exc
     sections = {
         "index": IndexConfig,
@@ -328,8 +371,7 @@ def _with_obsidian(config: Config, root: Path) -> Config:
             "topics and the archive there, and never reads hidden folders"
         )
     templates = tuple(f"/{path}" for path in obsidian.template_folders(root))
-    return replace(
-        config,
+    return config.replace(
         vault=config.vault._replace(daily_folder=folder),
         index=config.index._replace(exclude=tuple(dict.fromkeys(config.index.exclude + templates))),
     )

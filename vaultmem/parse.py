@@ -20,8 +20,9 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+from .records import Record
 
 MAX_NESTING = 48
 _BLOCK_RULES: Any = [
@@ -106,13 +107,20 @@ class Block(NamedTuple):
     text: str
 
 
-@dataclass
-class Document:
+class Document(Record):
     """What a note holds, as read from its text."""
 
-    frontmatter: dict[str, Any] = field(default_factory=dict)
-    blocks: list[Block] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = _fields = ("frontmatter", "blocks", "warnings")
+
+    def __init__(
+        self,
+        frontmatter: dict[str, Any] | None = None,
+        blocks: list[Block] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.frontmatter: dict[str, Any] = {} if frontmatter is None else frontmatter
+        self.blocks: list[Block] = [] if blocks is None else blocks
+        self.warnings: list[str] = [] if warnings is None else warnings
 
     @property
     def tags(self) -> list[str]:

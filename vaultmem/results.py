@@ -26,7 +26,6 @@ import re
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .index import citing
@@ -129,11 +128,13 @@ def _citing(
     return citing(conn, [f"[[{name}#^{block_id}]]" for name in sorted(names)])
 
 
-@dataclass
 class _Group:
-    hit: Hit  # the best-ranked hit of the memory, which stands for it
-    keys: set[str]
-    replaced_by: set[str] = field(default_factory=set)
+    __slots__ = ("hit", "keys", "replaced_by")
+
+    def __init__(self, hit: Hit, keys: set[str], replaced_by: set[str]) -> None:
+        self.hit = hit  # the best-ranked hit of the memory, which stands for it
+        self.keys = keys
+        self.replaced_by = replaced_by
 
 
 def _one_per_memory(conn: sqlite3.Connection, hits: list[Hit], daily_folder: str) -> list[_Group]:

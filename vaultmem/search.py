@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass, field
 from typing import Any
 
 from .query import parse_query
 from .ranking import COLUMNS, ranked
+from .records import Record
 from .sql_parts import in_parts
 
 MAX_LIMIT = 1_000_000
@@ -24,33 +24,70 @@ _CHUNK_DATE = "COALESCE(c.date, f.date, date(f.mtime_ns / 1000000000, 'unixepoch
 _NOTE_SUFFIX = re.compile(r"\.(md|markdown)$", re.IGNORECASE)
 
 
-@dataclass
-class Hit:
-    """One search result (the fields of ``--json`` output; see ``docs/json-output.md``)."""
+class Hit(Record):
+    """One search result (the fields of ``--json`` output; see ``docs/json-output.md``).
 
-    path: str
-    line_start: int
-    line_end: int
-    heading: str
-    score: float
-    text: str
-    tags: list[str] = field(default_factory=list)
-    kind: str = ""
-    chunk_id: str = ""
-    block_id: str | None = None
-    tier: str | None = None  # hot, warm or cold for a fact; "archive" in archive/
-    superseded: bool = False  # a struck-through line: superseded or forgotten
-    # Set by ``results.refine``: line_start..line_end and text may hold context lines
-    # around the matched ones; other places holding the same memory.
-    match_start: int = 0
-    match_end: int = 0
-    matched: str = field(default="", repr=False)  # the matched chunk's text
-    also_in: list[Hit] = field(default_factory=list)
+    ``match_start``, ``match_end`` and ``matched`` default to ``line_start``,
+    ``line_end`` and ``text``; ``results.refine`` may then widen line_start..line_end and
+    text with context lines around the matched ones, and list in ``also_in`` the other
+    places holding the same memory.
+    """
 
-    def __post_init__(self) -> None:
-        self.match_start = self.match_start or self.line_start
-        self.match_end = self.match_end or self.line_end
-        self.matched = self.matched or self.text
+    _fields = (
+        "path",
+        "line_start",
+        "line_end",
+        "heading",
+        "score",
+        "text",
+        "tags",
+        "kind",
+        "chunk_id",
+        "block_id",
+        "tier",
+        "superseded",
+        "match_start",
+        "match_end",
+        "matched",
+        "also_in",
+    )
+    _hidden = ("matched",)
+
+    def __init__(
+        self,
+        path: str,
+        line_start: int,
+        line_end: int,
+        heading: str,
+        score: float,
+        text: str,
+        tags: list[str] | None = None,
+        kind: str = "",
+        chunk_id: str = "",
+        block_id: str | None = None,
+        tier: str | None = None,  # hot, warm or cold for a fact; "archive" in archive/
+        superseded: bool = False,  # a struck-through line: superseded or forgotten
+        match_start: int = 0,
+        match_end: int = 0,
+        matched: str = "",  # the matched chunk's text
+        also_in: list[Hit] | None = None,
+    ) -> None:
+        self.path = path
+        self.line_start = line_start
+        self.line_end = line_end
+        self.heading = heading
+        self.score = score
+        self.text = text
+        self.tags: list[str] = [] if tags is None else tags
+        self.kind = kind
+        self.chunk_id = chunk_id
+        self.block_id = block_id
+        self.tier = tier
+        self.superseded = superseded
+        self.match_start = match_start or line_start
+        self.match_end = match_end or line_end
+        self.matched = matched or text
+        self.also_in: list[Hit] = [] if also_in is None else also_in
 
     def as_dict(self) -> dict[str, Any]:
         """The hit as a JSON-ready dict."""

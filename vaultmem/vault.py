@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,8 @@ from .keeper import IndexKeeper
 from .state import STATE_DIR, secure_state_dir
 
 if TYPE_CHECKING:
+    import threading
+
     from .agent.lookup import Recent
     from .agent.recall import ContextBlock
     from .agent.transcripts import CaptureReport
@@ -678,6 +679,8 @@ class Vault:
         Raises:
             DaemonRunningError: another daemon is watching this vault.
         """
+        import threading
+
         from .watch import Watcher
 
         Watcher(self, log, autocommit=autocommit, sync_every=sync_every, events=events).run(

@@ -11,8 +11,28 @@ tree, validate), ``embed`` (the vectors of semantic search), ``agent`` (context,
 ``capture`` (agent transcripts), ``hooks`` (hooks install/uninstall/show), ``mcp`` (the
 MCP server); ``common`` holds what they share. A command's module is imported when the
 command runs (``common.COMMAND_MODULES``), so each command loads only what it needs.
+
+The console script runs ``main`` (``fast.py``): a plain ``search`` command line runs
+without importing click at all; any other goes to ``cli``, the click group, which this
+package imports when first asked for it.
 """
 
-from .common import cli
+from __future__ import annotations
 
-__all__ = ["cli"]
+from .fast import main
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from .common import cli
+
+
+def __getattr__(name: str) -> object:
+    if name == "cli":
+        from .common import cli
+
+        globals()["cli"] = cli
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["cli", "main"]

@@ -9,7 +9,6 @@ pay for the imports of git, hooks, capture or the MCP server (docs/cli.md, "Star
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import importlib
 import json
 import os
@@ -26,6 +25,7 @@ import click
 from .. import __version__
 from ..agent import HOOK_FLAG
 from ..errors import VaultmemError
+from .fast import JSON, VAULT, is_utf8, iso_date, json_text, opened_vault
 
 if TYPE_CHECKING:
     from _collections_abc import dict_items, dict_keys, dict_values
@@ -158,34 +158,27 @@ class FreeTextCommand(click.Command):
 def vault_option(func: F) -> F:
     """``--vault PATH``, shared by every command that works on a vault."""
     return click.option(
-        "--vault",
-        "vault_path",
+        *VAULT.names,
+        VAULT.dest,
         type=click.Path(file_okay=False, path_type=Path),
-        help="The vault folder (default: $VAULTMEM_VAULT, else the nearest folder at or "
-        "above the current one that holds .vaultmem/).",
+        help=VAULT.help,
     )(func)
 
 
 def json_option(func: F) -> F:
     """``--json``: machine-readable output on stdout."""
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
+    return click.option(*JSON.names, JSON.dest, is_flag=True, help=JSON.help)(func)
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    click.echo(json_text(data))
 
 
 @contextlib.contextmanager
 def open_vault(vault_path: Path | None) -> Iterator[Vault]:
     """Find and open the vault; afterwards print what it did on its own, as warnings."""
-    from ..vault import Vault  # not for --version, --help or a usage error
-
-    with Vault.find(vault_path) as vault:
-        try:
-            yield vault
-        finally:
-            for notice in vault.notices:
-                click.echo(f"Warning: {notice}", err=True)
+    with opened_vault(vault_path, click.echo) as vault:
+        yield vault
 
 
 @contextlib.contextmanager
@@ -222,11 +215,8 @@ def cli() -> None:
 
 def utf8(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Reject arguments holding bytes that are not UTF-8 (shells can pass any bytes)."""
-    if value is not None:
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise click.BadParameter("is not valid UTF-8 text") from None
+    if value is not None and not is_utf8(value):
+        raise click.BadParameter("is not valid UTF-8 text")
     return value
 
 
@@ -234,7 +224,7 @@ def date(ctx: click.Context, param: click.Parameter, value: str | None) -> str |
     if value is None:
         return None
     try:
-        return dt.date.fromisoformat(value).isoformat()
+        return iso_date(value)
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a date like 2026-11-22") from None
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,7 +80,7 @@ def fuse(
             key = (hit.path, hit.chunk_id)
             score, first = fused.get(key, (0.0, hit))
             fused[key] = (score + share / (k + rank), first)
-    ranked = [replace(hit, score=score) for score, hit in sorted(fused.values(), key=_first)]
+    ranked = [hit.replace(score=score) for score, hit in sorted(fused.values(), key=_first)]
     keys = [(h.path, h.chunk_id) for h in ranked]
     for seat, hit in enumerate(semantic[:seats], SEATS_WITHIN - min(seats, SEATS_WITHIN)):
         at = keys.index((hit.path, hit.chunk_id))

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
 from sys import intern
 from typing import TYPE_CHECKING
 
 from ..parse import find_fields, find_tags
+from ..records import Record
 
 if TYPE_CHECKING:  # extract.py compiles the date and name rules: a search never needs them
     from .extract import Metadata
@@ -62,18 +62,39 @@ METADATA_FIELDS = (
 )
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(Record):
     """One list item of a note, taken apart."""
 
-    number: int  # 1-based line number
-    raw: str
-    text: str  # the words: no time, role, inline fields or block id
-    role: str | None
-    block_id: str | None
-    fields: list[tuple[str, str]] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    open_task: bool = False
+    __slots__ = _fields = (
+        "number",
+        "raw",
+        "text",
+        "role",
+        "block_id",
+        "fields",
+        "tags",
+        "open_task",
+    )
+
+    def __init__(
+        self,
+        number: int,  # 1-based line number
+        raw: str,
+        text: str,  # the words: no time, role, inline fields or block id
+        role: str | None,
+        block_id: str | None,
+        fields: list[tuple[str, str]] | None = None,
+        tags: list[str] | None = None,
+        open_task: bool = False,
+    ) -> None:
+        self.number = number
+        self.raw = raw
+        self.text = text
+        self.role = role
+        self.block_id = block_id
+        self.fields: list[tuple[str, str]] = [] if fields is None else fields
+        self.tags: list[str] = [] if tags is None else tags
+        self.open_task = open_task
 
     @property
     def struck(self) -> bool:
@@ -187,13 +208,15 @@ def line_id(text: str) -> str:
     return "m" + hashlib.blake2b(f"\0{normal}".encode(), digest_size=5).hexdigest()
 
 
-@dataclass(slots=True)
-class Fact:
+class Fact(Record):
     """A fact line of ``facts/`` or ``archive/``, read back."""
 
-    path: str
-    entry: Entry
-    moved: bool = False  # planned to move to the archive in this run
+    __slots__ = _fields = ("path", "entry", "moved")
+
+    def __init__(self, path: str, entry: Entry, moved: bool = False) -> None:
+        self.path = path
+        self.entry = entry
+        self.moved = moved  # planned to move to the archive in this run
 
     @property
     def id(self) -> str | None:

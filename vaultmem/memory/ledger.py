@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import platform
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..records import Record
 
 LOG_DIR = ".vaultmem/log"
 
@@ -41,10 +41,19 @@ LOG_DIR = ".vaultmem/log"
 def device_name(configured: str = "") -> str:
     """This device's log name: the ``memory.device`` setting, ``$VAULTMEM_DEVICE``, or the
     host name, reduced to characters safe in a file name."""
-    # platform.node() is the host name (gethostname on POSIX), without socket's import
-    # (which builds enums of every address family: longer than a search takes).
-    name = configured or os.environ.get("VAULTMEM_DEVICE") or platform.node() or "device"
+    name = configured or os.environ.get("VAULTMEM_DEVICE") or _host_name() or "device"
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-") or "device"
+
+
+def _host_name() -> str:
+    """The host name, without socket's import (which builds enums of every address family:
+    longer than a search takes) nor platform's (~1 ms): ``platform.node()`` is
+    ``os.uname().nodename`` where ``os.uname`` exists."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import platform  # Windows
+
+    return platform.node()
 
 
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
@@ -52,13 +61,21 @@ _ID = re.compile(r"[A-Za-z0-9-]+")
 _KEY = re.compile(r"\d{4}-\d{2}-\d{2}#[A-Za-z0-9-]+")
 
 
-@dataclass
-class Ledger:
+class Ledger(Record):
     """All devices' events, read together."""
 
-    accesses: Counter[str] = field(default_factory=Counter)
-    distilled: dict[str, str] = field(default_factory=dict)  # source key -> fact id
-    archived: set[str] = field(default_factory=set)  # fact ids moved to the archive
+    __slots__ = _fields = ("accesses", "distilled", "archived")
+
+    def __init__(
+        self,
+        accesses: Counter[str] | None = None,
+        distilled: dict[str, str] | None = None,
+        archived: set[str] | None = None,
+    ) -> None:
+        self.accesses: Counter[str] = Counter() if accesses is None else accesses
+        # source key -> fact id
+        self.distilled: dict[str, str] = {} if distilled is None else distilled
+        self.archived: set[str] = set() if archived is None else archived  # moved to archive
 
     @classmethod
     def read(cls, root: Path) -> Ledger:
