@@ -25,6 +25,7 @@ subject, or a time-shift cue alone; an optional LLM pass may re-judge those.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter, defaultdict
@@ -559,18 +560,27 @@ class FactSet:
 def _most_shared(lists: list[list[str]], limit: int) -> list[str]:
     """The ``limit`` keys found in most of the lists, ties in key order: the first
     ``limit`` of all their keys sorted by (lists holding the key, descending; key). The
-    lists are postings of up to _MAX_POSTING facts each, holding a key at most once: the
-    keys are counted in C (``Counter``), and only those in two or more lists (few) are
-    sorted by their count."""
+    lists are postings of up to _MAX_POSTING facts each, holding a key at most once.
+    Set operations in C find the keys in two or more lists (few), and only those are
+    counted and sorted; the rest, each in one list, fill up with their smallest keys,
+    taken from a heap (a run over a large vault asks this of every new fact, and most of
+    the thousands of keys are in one list: sorting them all took most of the time)."""
+    seen: set[str] = set()
+    shared: set[str] = set()  # in two or more lists
+    for keys in lists:
+        if seen:
+            shared.update(seen.intersection(keys))
+        seen.update(keys)
+    if len(seen) <= limit:
+        shared = seen  # every key is ranked: count them all
     counts: Counter[str] = Counter()
     for keys in lists:
-        counts.update(keys)
-    if len(counts) <= limit:
-        return sorted(counts, key=lambda k: (-counts[k], k))
-    ranked = sorted((k for k, n in counts.items() if n > 1), key=lambda k: (-counts[k], k))
-    ranked = ranked[:limit]
+        counts.update(shared.intersection(keys))
+    ranked = sorted(shared, key=lambda k: (-counts[k], k))[:limit]
     if len(ranked) < limit:  # the rest are in one list each: the smallest keys of those
-        ranked += sorted(k for k, n in counts.items() if n == 1)[: limit - len(ranked)]
+        single = list(seen - shared)
+        heapq.heapify(single)
+        ranked += [heapq.heappop(single) for _ in range(min(limit - len(ranked), len(single)))]
     return ranked
 
 
