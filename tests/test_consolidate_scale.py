@@ -9,8 +9,11 @@ from __future__ import annotations
 import datetime as dt
 import os
 import pty
+import random
 import subprocess
 import sys
+import tracemalloc
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,8 @@ from conftest import run_cli, write
 from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.memory import consolidate as consolidate_module
-from vaultmem.memory.conflicts import FactSet
+from vaultmem.memory.conflicts import FactSet, _most_shared
+from vaultmem.memory.facts import parse_entry
 
 DAY = dt.date(2026, 11, 22)
 NOTES = 120  # over the 100 daily notes from which a terminal gets a bar
@@ -208,3 +212,38 @@ def test_a_process_on_a_terminal_draws_a_bar(busy_vault: Path) -> None:
     assert process.returncode == 0
     assert b"consolidating" in shown and b"100%" in shown
     assert len(summary_lines(stdout)) == 2
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_candidates_by_shared_postings_are_those_of_a_full_sort(seed: int) -> None:
+    """The heap of keys in one list picks what sorting every key by (lists holding it,
+    descending; key) picks, whatever the sizes and overlaps of the lists."""
+    rng = random.Random(seed)
+    pool = [f"f{rng.getrandbits(40):010x}" for _ in range(rng.choice((5, 60, 400)))]
+    lists = [rng.sample(pool, rng.randint(0, len(pool))) for _ in range(rng.randint(0, 4))]
+    counts = Counter(key for keys in lists for key in keys)
+    for limit in (1, 3, 50, 1000):
+        expected = sorted(counts, key=lambda k: (-counts[k], k))[:limit]
+        assert _most_shared(lists, limit) == expected
+
+
+def test_a_parsed_fact_line_is_held_in_little_memory() -> None:
+    """A full run holds every fact line of the vault parsed: its fields are kept in one
+    flat tuple (a list of pairs took some 830 bytes a line, this some 500)."""
+    lines = [
+        f"- Caroline: I went to the support group number {n} yesterday [kind:: event] "
+        f"[importance:: 0.6] [person:: Caroline] [when:: 2024-12-0{n % 9 + 1}] "
+        f"[source:: [[memory/2024-12-02#^s{n}-3]]] ^f{n:010x}"
+        for n in range(2000)
+    ]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        entries = [parse_entry(line) for line in lines]
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    first = entries[0]
+    assert first is not None and first.fields[:2] == [("kind", "event"), ("importance", "0.6")]
+    assert first.values("source") == ["[[memory/2024-12-02#^s0-3]]"] and not first.tags
+    assert held / len(lines) < 650

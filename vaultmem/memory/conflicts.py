@@ -25,6 +25,7 @@ subject, or a time-shift cue alone; an optional LLM pass may re-judge those.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter, defaultdict
@@ -434,10 +435,11 @@ class _Held:
             given_up,
         )
 
-    def may_relate(self, new: Fact) -> bool:
+    def may_relate(self, new: Fact, shared: frozenset[str] | None = None) -> bool:
         """Whether ``judge`` may relate a new fact to this one when their similarity is
         under both thresholds: only a slot both fill, a change of stance or negation, a
-        word given up, or one fact's units all in the other's can (``judge`` decides)."""
+        word given up, or one fact's units all in the other's can (``judge`` decides).
+        ``shared``: the words the two share, when the caller has them."""
         if (new.slots and self.slots) or new.negated != self.negated:
             return True
         if new.likes is not None and self.likes is not None and new.likes != self.likes:
@@ -445,7 +447,14 @@ class _Held:
         if new.given_up and not new.given_up.isdisjoint(self.words):
             return True
         units = self.words if self.units is None else self.units
-        return new.units.issuperset(units) or new.units.issubset(units)
+        # One holds the other's units when the units both hold are all of one's (each
+        # tuple's units are distinct). Counted, not tested with ``issubset``, which makes
+        # a set of the tuple first; for facts whose units are their words (most), the
+        # units both hold are the shared words, already found.
+        if shared is None or self.units is not None or new.units is not new.words:
+            shared = new.units.intersection(units)
+        both = len(shared)
+        return both == len(units) or both == len(new.units)
 
 
 class FactSet:
@@ -525,8 +534,9 @@ class FactSet:
             # Too few shared words to pass either threshold: only the slot, cue and
             # containment rules can relate the pair, and they do not read the similarity.
             # Weigh the words (the costly part) only for a pair they do relate.
-            below = ceiling.below(held.words, threshold)
-            if below and not held.may_relate(new):
+            shared = new.words.intersection(held.words)
+            below = ceiling.below(held.words, threshold, shared)
+            if below and not held.may_relate(new, shared):
                 continue
             old = held.fact()
             if below and not judge(new, old, 0.0, *limits):
@@ -559,18 +569,27 @@ class FactSet:
 def _most_shared(lists: list[list[str]], limit: int) -> list[str]:
     """The ``limit`` keys found in most of the lists, ties in key order: the first
     ``limit`` of all their keys sorted by (lists holding the key, descending; key). The
-    lists are postings of up to _MAX_POSTING facts each, holding a key at most once: the
-    keys are counted in C (``Counter``), and only those in two or more lists (few) are
-    sorted by their count."""
+    lists are postings of up to _MAX_POSTING facts each, holding a key at most once.
+    Set operations in C find the keys in two or more lists (few), and only those are
+    counted and sorted; the rest, each in one list, fill up with their smallest keys,
+    taken from a heap (a run over a large vault asks this of every new fact, and most of
+    the thousands of keys are in one list: sorting them all took most of the time)."""
+    seen: set[str] = set()
+    shared: set[str] = set()  # in two or more lists
+    for keys in lists:
+        if seen:
+            shared.update(seen.intersection(keys))
+        seen.update(keys)
+    if len(seen) <= limit:
+        shared = seen  # every key is ranked: count them all
     counts: Counter[str] = Counter()
     for keys in lists:
-        counts.update(keys)
-    if len(counts) <= limit:
-        return sorted(counts, key=lambda k: (-counts[k], k))
-    ranked = sorted((k for k, n in counts.items() if n > 1), key=lambda k: (-counts[k], k))
-    ranked = ranked[:limit]
+        counts.update(shared.intersection(keys))
+    ranked = sorted(shared, key=lambda k: (-counts[k], k))[:limit]
     if len(ranked) < limit:  # the rest are in one list each: the smallest keys of those
-        ranked += sorted(k for k, n in counts.items() if n == 1)[: limit - len(ranked)]
+        single = list(seen - shared)
+        heapq.heapify(single)
+        ranked += [heapq.heappop(single) for _ in range(min(limit - len(ranked), len(single)))]
     return ranked
 
 
@@ -586,21 +605,30 @@ class _Ceiling:
             idf[word] = math.log(1 + total / (1 + len(facts._postings.get(word, ()))))
         self.new, self.idf = new, idf
         self.weight = sum(idf[w] for w in new)
+        self.top = max((idf[w] for w in new), default=0.0)  # the heaviest word's weight
         # No posting holds more keys than were ever added, and idf falls as postings grow.
         self.floor = math.log(1 + total / (1 + len(facts._order))) if total else 0.0
 
-    def below(self, old: tuple[str, ...], threshold: float) -> bool:
+    def below(
+        self, old: tuple[str, ...], threshold: float, shared: frozenset[str] | None = None
+    ) -> bool:
         """Whether the similarity with ``old`` (distinct words) is surely under
-        ``threshold``."""
+        ``threshold`` (``shared``: the words it shares with the new fact, when known)."""
         new = self.new
         if not new or not old:
             return threshold > 0  # the similarity is 0
-        shared = new.intersection(old)
+        if shared is None:
+            shared = new.intersection(old)
         extra = len(old) - len(shared)
         jaccard = len(shared) / (len(new) + extra)
         # The margin covers rounding: the bound sums in another order than the exact value.
         if jaccard * (1 + 1e-9) >= threshold:
             return False  # the higher of the two is over already: no need to weigh
         denominator = self.weight + extra * self.floor
+        # No shared word weighs more than the heaviest: most pairs share a word or two of
+        # ten, and are ruled out without adding up their weights (a wider margin: the sum
+        # of those weights may round above their count times the heaviest).
+        if denominator and len(shared) * self.top / denominator * (1 + 1e-6) < threshold:
+            return True
         weighted = sum(map(self.idf.__getitem__, shared)) / denominator if denominator else 1.0
         return max(jaccard, weighted) * (1 + 1e-9) < threshold

@@ -248,6 +248,10 @@ class Consolidation:
                 self.checkpoint[path] = earlier
                 continue
             seen: list[str] = []
+            # The keys of this note's lines dealt with in this run: a key names its note's
+            # date, so no other note's line has it, and a full run need not hold the keys
+            # of all its 200,000 lines at once.
+            here: set[str] = set()
             for entry in parse_entries(text):
                 if entry.struck or not entry.text or _is_noise(entry.text):
                     continue
@@ -255,24 +259,25 @@ class Consolidation:
                 seen += names
                 ident = entry.block_id or line_id(entry.text)
                 key = source_key(day, ident)
-                if key in distilled:
+                if key in distilled or key in here:
                     if entry.block_id is None and key in self.cited:
                         self._give_block_id(path, entry, ident)
                     known.update(n.casefold() for n in names)
                     continue
                 self.report.collected += 1
-                self._admit(path, day, entry, ident, known)
+                self._admit(path, day, entry, ident, key, known)
                 known.update(n.casefold() for n in names)
-                distilled.add(key)
+                here.add(key)
             self.checkpoint[path] = {"hash": digest, "entities": sorted(set(seen))}
 
-    def _admit(self, path: str, day: str, entry: Entry, ident: str, known: set[str]) -> None:
+    def _admit(
+        self, path: str, day: str, entry: Entry, ident: str, key: str, known: set[str]
+    ) -> None:
         rated = score(entry.text, self.config.scoring, known, folded=True)
         value = fraction(entry.field("importance"), rated.value)  # a caller's word wins
         if rated.dropped or value < self.memory.admit_threshold:
             return
         self.report.admitted += 1
-        key = source_key(day, ident)
         if entry.block_id is None:
             self._give_block_id(path, entry, ident)
         text, _ = mask_secrets(strip_triggers(entry.text))  # the line keeps its words
@@ -333,6 +338,7 @@ class Consolidation:
         self.events.append(("distilled", key, new_id))
         new = parse_entry(line)
         assert new is not None
+        new.block_id = new_id  # one copy of the id for the line's entry, plan and log
         self._add_fact(Fact(target, new))
         self.report.new_facts += 1
         self.report.beliefs += confidence is not None

@@ -12,6 +12,7 @@ the request (it is a reason to keep the line).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .gates import fold
 from .slot_words import SPEAKER
@@ -53,6 +54,9 @@ _TAIL = re.compile(
 _TAIL_WORDS = ("remember", "keep", "note", "forget", "fyi", "记住", "别忘了", "记得")
 
 
+# Cached: consolidation asks it of each admitted line three times over (the fact's text,
+# its readings, its slots), most often of the same words, as no request was there to strip.
+@lru_cache(maxsize=1024)
 def strip_triggers(text: str) -> str:
     """The words of a line without the capture request that opens or closes it.
 
