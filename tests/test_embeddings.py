@@ -23,6 +23,7 @@ from embed_server import EmbedServer, embed_server
 
 from vaultmem import Vault
 from vaultmem.cli import cli
+from vaultmem.embeddings import matrix as matrices
 from vaultmem.errors import EmbeddingError, VaultmemError
 from vaultmem.watch import running_watcher
 
@@ -440,3 +441,25 @@ def test_the_matrix_is_built_once_and_refreshed_only_after_a_change(notes: Path)
             vault.index()
             vault.search("cat", mode="semantic")
             assert matrix.stat().st_ino != built  # the index changed: refreshed
+
+
+def test_a_process_maps_the_matrix_once_until_it_is_rewritten(notes: Path) -> None:
+    # Mapping the file anew on every search faulted its pages in again each time.
+    path = notes / ".vaultmem" / "vectors.matrix"
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+            vault.search("cat", mode="hybrid")
+            mapped = matrices.load(path)
+            vault.search("sofa", mode="hybrid")
+            assert mapped is not None and matrices.load(path) is mapped
+            write(notes, "home/new.md", "zebra quantum violin\n")
+            vault.index()
+            vault.embed()
+            vault.search("zebra", mode="hybrid")  # the refresh replaces the file
+            again = matrices.load(path)
+            assert again is not None and again is not mapped and len(again) == len(mapped) + 1
+            path.write_bytes(b"not a matrix")
+            assert matrices.load(path) is None
+            assert [h.path for h in vault.search("zebra", mode="semantic")][0] == "home/new.md"

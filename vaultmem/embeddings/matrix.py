@@ -119,8 +119,34 @@ def _sign_bits(rows: Matrix) -> npt.NDArray[np.uint64]:
     return np.ascontiguousarray(packed).view(np.uint64)
 
 
+# The matrices this process mapped, by path, with the file's identity when mapped. A
+# process that searches again (the MCP server, the daemon, a Python caller) reuses the
+# mapping: mapping the file anew faulted its pages in on every search (8 ms of a 40 ms
+# hybrid search at 226,000 rows). ``_write`` replaces the file, so a new matrix is a new
+# identity.
+_mapped: dict[Path, tuple[tuple[int, int, int, int], VectorMatrix]] = {}
+
+
 def load(path: Path) -> VectorMatrix | None:
     """The matrix in ``path``, or ``None`` if there is none or it cannot be read."""
+    try:
+        stat = path.stat()
+    except OSError:
+        _mapped.pop(path, None)
+        return None
+    identity = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    known = _mapped.get(path)
+    if known is not None and known[0] == identity:
+        return known[1]
+    matrix = _read(path)
+    if matrix is None:
+        _mapped.pop(path, None)
+    else:
+        _mapped[path] = (identity, matrix)
+    return matrix
+
+
+def _read(path: Path) -> VectorMatrix | None:
     try:
         with path.open("rb") as f:
             if f.read(len(_MAGIC)) != _MAGIC:
