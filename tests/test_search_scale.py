@@ -139,8 +139,8 @@ def test_a_common_word_costs_the_same_in_a_vault_twice_as_big(busy: Vault) -> No
 POOL = ranking.pool_size(candidates(10, MAX_LIMIT))
 
 
-def scored_rows(vault: Vault, query: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
-    """How many candidate rows a keyword search for 10 hits scores in Python, and its hits."""
+def count_scored_rows(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """From now on, how many candidate rows each ranking scores in Python (the list fills)."""
     seen: list[int] = []
     real_rows = ranking._rows
 
@@ -149,6 +149,12 @@ def scored_rows(vault: Vault, query: str, monkeypatch: pytest.MonkeyPatch) -> tu
         return real_rows(conn, ids)
 
     monkeypatch.setattr(ranking, "_rows", counting)
+    return seen
+
+
+def scored_rows(vault: Vault, query: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
+    """How many candidate rows a keyword search for 10 hits scores in Python, and its hits."""
+    seen = count_scored_rows(monkeypatch)
     hits = matched(vault, query, limit=10, mode="keyword")
     return sum(seen), hits
 
@@ -172,14 +178,7 @@ def test_hybrid_s_longer_keyword_list_is_ranked_from_a_keyword_search_s_pool(
 ) -> None:
     # Fusion reads 3x as many keyword hits as a search shows; ranking a pool 3x as large
     # for them cost 3x the time. The list starts with the keyword search's own hits.
-    seen: list[int] = []
-    real_rows = ranking._rows
-
-    def counting(conn: sqlite3.Connection, ids: list[int]) -> list[ranking.Row]:
-        seen.append(len(ids))
-        return real_rows(conn, ids)
-
-    monkeypatch.setattr(ranking, "_rows", counting)
+    seen = count_scored_rows(monkeypatch)
     conn = busy.db.conn
     longer = keyword_search(conn, "deploy step", limit=120, ranked_for=40)
     assert len(longer) == 120 and sum(seen) <= ranking.pool_size(40)
