@@ -71,11 +71,12 @@ def refine(
     in_note: dict[str, list[Hit]] = {}  # the chosen hits of each note, in rank order
     for hit in chosen:
         in_note.setdefault(hit.path, []).append(hit)
+    at_in_note: Counter[str] = Counter()  # this hit's place among its note's hits
     for hit in chosen:
         # Context never covers another hit's lines: better hits keep theirs (context
         # included), the lower ones their matched lines.
-        neighbours = in_note[hit.path]
-        at = next(i for i, h in enumerate(neighbours) if h is hit)
+        neighbours, at = in_note[hit.path], at_in_note[hit.path]
+        at_in_note[hit.path] += 1
         taken = [(h.line_start, h.line_end) for h in neighbours[:at]]
         taken += [(h.match_start, h.match_end) for h in neighbours[at + 1 :]]
         _add_context(conn, hit, taken, context_lines, agent)
