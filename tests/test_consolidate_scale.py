@@ -25,8 +25,8 @@ from conftest import run_cli, write
 from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.memory import consolidate as consolidate_module
-from vaultmem.memory.conflicts import FactSet, _most_shared
 from vaultmem.memory.facts import parse_entry
+from vaultmem.memory.factset import FactSet, _most_shared
 
 DAY = dt.date(2026, 11, 22)
 NOTES = 120  # over the 100 daily notes from which a terminal gets a bar
@@ -112,7 +112,7 @@ def test_bounded_lookup_keeps_every_verdict(monkeypatch: pytest.MonkeyPatch) -> 
         return [None if m is None else (m.key, m.verdict) for m in found]
 
     bounded = verdicts()
-    monkeypatch.setattr("vaultmem.memory.conflicts._Ceiling.below", lambda *a: False)
+    monkeypatch.setattr("vaultmem.memory.factset._Ceiling.below", lambda *a: False)
     assert bounded == verdicts()
     assert bounded[:6] == [
         ("k0", "conflict"),

@@ -21,8 +21,9 @@ from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.config import LLMConfig, MemoryConfig
 from vaultmem.llm import open_judge
-from vaultmem.memory.conflicts import FactSet, Match
+from vaultmem.memory.conflicts import Match
 from vaultmem.memory.facts import parse_entries
+from vaultmem.memory.factset import FactSet
 
 DAY = dt.date(2026, 11, 24)
 HEADER = "---\ndate: {day}\ntype: daily\n---\n\n# {day}\n\n"

@@ -39,7 +39,6 @@ from ..merge import is_conflict_copy
 from ..parse import find_links
 from ..writes import atomic_write
 from .categories import route
-from .conflicts import FactSet
 from .edits import Edits, block_ids
 from .extract import extract
 from .facts import (
@@ -60,6 +59,7 @@ from .facts import (
     with_fields,
     without_fields,
 )
+from .factset import FactSet
 from .ledger import Ledger
 from .memory_md import build_block
 from .remember import ECHO_MARKERS, NOISE_PREFIXES

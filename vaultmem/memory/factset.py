@@ -1,0 +1,275 @@
+"""The live facts a run compares each new fact with, and the search for the closest one.
+
+``FactSet`` holds every live fact's readings (``conflicts.Fact``) compactly, with an
+inverted index from word to facts (with idf weights) and one from (subject, attribute) to
+the facts filling that slot. ``FactSet.best`` finds the earlier fact a new one relates to
+most and asks ``conflicts.judge`` for the verdict. A full run over a large vault asks this
+of some 100,000 new facts against as many held ones, so the candidates are few (a slot's
+latest holders and the facts sharing most of the new fact's rarest words) and most pairs
+are ruled out by bounds before any weighing (``_Ceiling``, ``_Held.may_relate``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import islice
+
+from .conflicts import NO_WORDS, Fact, Match, judge
+from .slots import Slot
+
+_MAX_CANDIDATES = 50
+_MAX_POSTING = 1000
+_MAX_SLOT_CANDIDATES = 20
+_PRIORITY = {"duplicate": 4, "conflict": 3, "subsumes": 2, "similar": 1}
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """A fact's readings as ``FactSet`` holds them between comparisons: in tuples, a
+    quarter of a set's memory (a full run holds the readings of every live fact of the
+    vault), made a ``Fact`` again only for a pair that may be related."""
+
+    words: tuple[str, ...]
+    units: tuple[str, ...] | None  # None: the same as ``words``
+    core: tuple[str, ...] | None  # None: the same as ``units``
+    slots: tuple[Slot, ...]
+    negated: bool
+    likes: bool | None
+    shift: bool
+    additive: bool
+    given_up: tuple[str, ...]
+
+    @classmethod
+    def of(cls, fact: Fact) -> _Held:
+        return cls(
+            tuple(fact.words),
+            None if fact.units is fact.words else tuple(fact.units),
+            None if fact.core is fact.units else tuple(fact.core),
+            tuple(fact.slots),
+            fact.negated,
+            fact.likes,
+            fact.shift,
+            fact.additive,
+            tuple(fact.given_up),
+        )
+
+    def fact(self) -> Fact:
+        """The readings as ``judge`` takes them (the text is not kept: no rule reads it)."""
+        words = frozenset(self.words)
+        units = words if self.units is None else frozenset(self.units)
+        core = units if self.core is None else frozenset(self.core)
+        given_up = frozenset(self.given_up) if self.given_up else NO_WORDS
+        return Fact(
+            "",
+            words,
+            list(self.slots),
+            units,
+            core,
+            self.negated,
+            self.likes,
+            self.shift,
+            self.additive,
+            given_up,
+        )
+
+    def may_relate(self, new: Fact, shared: frozenset[str] | None = None) -> bool:
+        """Whether ``judge`` may relate a new fact to this one when their similarity is
+        under both thresholds: only a slot both fill, a change of stance or negation, a
+        word given up, or one fact's units all in the other's can (``judge`` decides).
+        ``shared``: the words the two share, when the caller has them."""
+        if (new.slots and self.slots) or new.negated != self.negated:
+            return True
+        if new.likes is not None and self.likes is not None and new.likes != self.likes:
+            return True
+        if new.given_up and not new.given_up.isdisjoint(self.words):
+            return True
+        units = self.words if self.units is None else self.units
+        # One holds the other's units when the units both hold are all of one's (each
+        # tuple's units are distinct). Counted, not tested with ``issubset``, which makes
+        # a set of the tuple first; for facts whose units are their words (most), the
+        # units both hold are the shared words, already found.
+        if shared is None or self.units is not None or new.units is not new.words:
+            shared = new.units.intersection(units)
+        both = len(shared)
+        return both == len(units) or both == len(new.units)
+
+
+class FactSet:
+    """Facts held for comparison: an inverted index from word to facts, with idf weights,
+    and one from (subject, attribute) to the facts filling that slot."""
+
+    def __init__(self) -> None:
+        self._facts: dict[str, _Held] = {}
+        # Lists, not sets: a full run holds the postings of every live fact's words, and a
+        # list takes a third of a set's memory. Each key is in a list at most once.
+        self._postings: defaultdict[str, list[str]] = defaultdict(list)
+        self._slot_keys: defaultdict[tuple[str, str], dict[str, None]] = defaultdict(dict)
+        self._order: dict[str, int] = {}
+        self._last: Fact | None = None  # the text ``best`` read, added next as a rule
+
+    def __len__(self) -> int:
+        return len(self._facts)
+
+    def add(self, key: str, text: str) -> None:
+        last = self._last
+        fact = last if last is not None and last.text == text else Fact.read(text)
+        self._facts[key] = _Held.of(fact)
+        again = key in self._order  # only a key added before can be in a list already
+        self._order[key] = len(self._order)
+        for word in fact.words:
+            keys = self._postings[word]
+            if not again or key not in keys:
+                keys.append(key)
+        for slot in fact.slots:
+            self._slot_keys[(slot.subject, slot.attribute)][key] = None
+
+    def discard(self, key: str) -> None:
+        fact = self._facts.pop(key, None)
+        if fact is None:
+            return
+        for word in fact.words:
+            keys = self._postings[word]
+            if key in keys:
+                keys.remove(key)
+        for slot in fact.slots:
+            self._slot_keys[(slot.subject, slot.attribute)].pop(key, None)
+
+    def _similarity(self, a: frozenset[str], b: frozenset[str], idf: dict[str, float]) -> float:
+        """The higher of Jaccard and idf-weighted Jaccard of two word sets (``idf``: the
+        weights computed so far, filled in as words come)."""
+        if not a or not b:
+            return 0.0
+        union = a | b
+        shared = a & b
+        jaccard = len(shared) / len(union)
+        total = len(self._facts)
+        for word in union - idf.keys():
+            idf[word] = math.log(1 + total / (1 + len(self._postings.get(word, ()))))
+        weighted = sum(idf[w] for w in shared) / sum(idf[w] for w in union)
+        return max(jaccard, weighted)
+
+    def best(
+        self, text: str, duplicate: float, conflict: float, exclude: Iterable[str] = ()
+    ) -> Match | None:
+        """The earlier fact the new text relates to most, with the verdict; ``None`` when
+        none is related (no shared slot, no containment, under ``conflict`` similar)."""
+        new = self._last = Fact.read(text)
+        if not new.words and not new.slots:
+            return None
+        skip = set(exclude)
+        best: Match | None = None
+        # A sure verdict outranks any doubtful one: a doubtful repeat of "He lives in
+        # Berlin" must not hide that "I live in Berlin" surely supersedes "I live in Paris".
+        rank: tuple[bool, int, float, int] = (False, 0, 0.0, -1)
+        idf: dict[str, float] = {}
+        ceiling = _Ceiling(self, new.words, idf)
+        threshold, limits = min(duplicate, conflict), (duplicate, conflict)
+        for key in self._candidates(new):
+            if key in skip:
+                continue
+            held = self._facts[key]
+            # Too few shared words to pass either threshold: only the slot, cue and
+            # containment rules can relate the pair, and they do not read the similarity.
+            # Weigh the words (the costly part) only for a pair they do relate.
+            shared = new.words.intersection(held.words)
+            below = ceiling.below(held.words, threshold, shared)
+            if below and not held.may_relate(new, shared):
+                continue
+            old = held.fact()
+            if below and not judge(new, old, 0.0, *limits):
+                continue
+            sim = self._similarity(new.words, old.words, idf)
+            found = judge(new, old, sim, duplicate, conflict)
+            if found is None:
+                continue
+            mine = (not found.doubtful, _PRIORITY[found.verdict], sim, self._order[key])
+            if mine > rank:
+                best, rank = Match(key, sim, found.verdict, found.signal, found.doubtful), mine
+        return best
+
+    def _candidates(self, new: Fact) -> list[str]:
+        """Facts filling one of the new fact's slots (newest first), then those sharing
+        most of its rarest words: a repeat or a contradiction shares its subject, and rare
+        words keep the lists short. A word in over _MAX_POSTING facts is too common to
+        find a repeat by."""
+        found: dict[str, None] = {}
+        for slot in new.slots:
+            keys = self._slot_keys.get((slot.subject, slot.attribute), {})
+            found.update(dict.fromkeys(islice(reversed(keys), _MAX_SLOT_CANDIDATES)))
+        postings = self._postings
+        shared = [w for w in new.words if 0 < len(postings.get(w, ())) <= _MAX_POSTING]
+        rare = sorted(shared, key=lambda w: (len(postings[w]), w))[:4]
+        found.update(dict.fromkeys(_most_shared([postings[w] for w in rare], _MAX_CANDIDATES)))
+        return list(found)
+
+
+def _most_shared(lists: list[list[str]], limit: int) -> list[str]:
+    """The ``limit`` keys found in most of the lists, ties in key order: the first
+    ``limit`` of all their keys sorted by (lists holding the key, descending; key). The
+    lists are postings of up to _MAX_POSTING facts each, holding a key at most once.
+    Set operations in C find the keys in two or more lists (few), and only those are
+    counted and sorted; the rest, each in one list, fill up with their smallest keys,
+    taken from a heap (a run over a large vault asks this of every new fact, and most of
+    the thousands of keys are in one list: sorting them all took most of the time)."""
+    seen: set[str] = set()
+    shared: set[str] = set()  # in two or more lists
+    for keys in lists:
+        if seen:
+            shared.update(seen.intersection(keys))
+        seen.update(keys)
+    if len(seen) <= limit:
+        shared = seen  # every key is ranked: count them all
+    counts: Counter[str] = Counter()
+    for keys in lists:
+        counts.update(shared.intersection(keys))
+    ranked = sorted(shared, key=lambda k: (-counts[k], k))[:limit]
+    if len(ranked) < limit:  # the rest are in one list each: the smallest keys of those
+        single = list(seen - shared)
+        heapq.heapify(single)
+        ranked += [heapq.heappop(single) for _ in range(min(limit - len(ranked), len(single)))]
+    return ranked
+
+
+class _Ceiling:
+    """An upper bound of ``FactSet._similarity`` of one new fact's words against any
+    fact's, without weighing the other fact's words: Jaccard exactly, and for the
+    idf-weighted Jaccard, the shared words' weight over the new fact's whole weight plus
+    the least weight any other word can have (a word in every fact ever added)."""
+
+    def __init__(self, facts: FactSet, new: frozenset[str], idf: dict[str, float]) -> None:
+        total = len(facts._facts)
+        for word in new - idf.keys():
+            idf[word] = math.log(1 + total / (1 + len(facts._postings.get(word, ()))))
+        self.new, self.idf = new, idf
+        self.weight = sum(idf[w] for w in new)
+        self.top = max((idf[w] for w in new), default=0.0)  # the heaviest word's weight
+        # No posting holds more keys than were ever added, and idf falls as postings grow.
+        self.floor = math.log(1 + total / (1 + len(facts._order))) if total else 0.0
+
+    def below(
+        self, old: tuple[str, ...], threshold: float, shared: frozenset[str] | None = None
+    ) -> bool:
+        """Whether the similarity with ``old`` (distinct words) is surely under
+        ``threshold`` (``shared``: the words it shares with the new fact, when known)."""
+        new = self.new
+        if not new or not old:
+            return threshold > 0  # the similarity is 0
+        if shared is None:
+            shared = new.intersection(old)
+        extra = len(old) - len(shared)
+        jaccard = len(shared) / (len(new) + extra)
+        # The margin covers rounding: the bound sums in another order than the exact value.
+        if jaccard * (1 + 1e-9) >= threshold:
+            return False  # the higher of the two is over already: no need to weigh
+        denominator = self.weight + extra * self.floor
+        # No shared word weighs more than the heaviest: most pairs share a word or two of
+        # ten, and are ruled out without adding up their weights (a wider margin: the sum
+        # of those weights may round above their count times the heaviest).
+        if denominator and len(shared) * self.top / denominator * (1 + 1e-6) < threshold:
+            return True
+        weighted = sum(map(self.idf.__getitem__, shared)) / denominator if denominator else 1.0
+        return max(jaccard, weighted) * (1 + 1e-9) < threshold
