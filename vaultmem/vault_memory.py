@@ -18,8 +18,8 @@ from .vault_base import VaultBase
 if TYPE_CHECKING:
     from .agent.transcripts import CaptureReport
     from .memory.consolidate import Progress
-    from .memory.consolidate import Report as ConsolidationReport
     from .memory.remember import Remembered
+    from .memory.report import Report as ConsolidationReport
     from .memory.runs import Forgotten
     from .memory.validate import Problem
 

@@ -19,6 +19,10 @@ fact ids derive from their source line, appends skip ids already written, and a
 superseding fact carries ``[supersedes:: ]`` so the strike-through is redone if missed.
 The memory log is written after the files: a crash between the two is healed by the next
 run, which logs every source a fact cites that the log lacks.
+
+Phases 4 (supersede) and 6 (decay) keep the facts right through ``FactUpkeep``
+(``upkeep.py``); topics are gathered in ``topics.py``, ``MEMORY.md``'s block built in
+``memory_md.py``; what a run did is its ``Report`` (``report.py``).
 """
 
 from __future__ import annotations
@@ -27,8 +31,6 @@ import datetime as dt
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +38,6 @@ from ..config import Config
 from ..context import BlockError, block_of, count_tokens, replace_block
 from ..files import FileStat, read_note, scan_notes
 from ..merge import is_conflict_copy
-from ..parse import find_links
 from ..writes import atomic_write
 from .categories import route
 from .edits import Edits, block_ids
@@ -63,10 +64,12 @@ from .factset import FactSet
 from .ledger import Ledger
 from .memory_md import build_block
 from .remember import ECHO_MARKERS, NOISE_PREFIXES
+from .report import Report
 from .scoring import entities, likelihood, score
 from .secrets import mask_secrets
-from .tiers import TIERS, current_score, tier
-from .topics import Topic, page_block, page_header
+from .tiers import TIERS, tier
+from .topics import Topic, gather, page_block, page_header
+from .upkeep import FactUpkeep, facts_header
 from .wording import strip_triggers
 
 if TYPE_CHECKING:
@@ -78,50 +81,11 @@ MEMORY_FILE = "MEMORY.md"
 # Apply order: a fact must never link to a daily-note block id not yet written (daily notes
 # go first), and a fact moving to the archive is written there before it leaves ``facts/``.
 _ORDER = ("archive/", "facts/", "topics/")
-_KIND_RANK = {"person": 0, "project": 1, "repository": 2, "concept": 3}
 # ``progress(done, total)``: daily notes distilled so far, of those a run reads.
 Progress = Callable[[int, int], None]
 
 
-@dataclass
-class Report:
-    """What a run did (or, with ``--dry-run``, would do)."""
-
-    mode: str
-    dry_run: bool
-    today: str
-    collected: int = 0
-    admitted: int = 0
-    new_facts: int = 0
-    repeats: int = 0
-    beliefs: int = 0
-    confirmed: int = 0
-    superseded: int = 0
-    archived: int = 0
-    topics: int = 0
-    memory_tokens: int = 0
-    changed: list[str] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    llm: dict[str, int] = field(default_factory=dict)  # the LLM pass's Stats, when on
-    commit: str | None = None
-    diff: str = ""
-
-    def summary(self) -> str:
-        parts = [
-            f"{self.new_facts} new facts",
-            f"{self.repeats} repeats",
-            f"{self.confirmed} beliefs confirmed",
-            f"{self.superseded} superseded",
-            f"{self.archived} archived",
-            f"{self.topics} topics",
-        ]
-        return f"consolidate ({self.mode}): " + ", ".join(parts)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-class Consolidation:
+class Consolidation(FactUpkeep):
     """One run's plan. ``plan()`` reads the vault and returns the edits; nothing is written
     until the caller applies them (``Vault.consolidate``)."""
 
@@ -218,7 +182,7 @@ class Consolidation:
             self._reconcile(ledger.archived)
             self._decay()
             for path, lines in self.pending.items():
-                self.edits.append_lines(path, list(lines.values()), _facts_header(path))
+                self.edits.append_lines(path, list(lines.values()), facts_header(path))
         self._topics(write=pages or (self.mode != "quick" and not memory_only))
         self._memory_md()
         self.edits.changes = dict(
@@ -358,99 +322,11 @@ class Consolidation:
 
         self.edits.add(path, change)
 
-    def _change_fact(self, fact: Fact, change: Callable[[str], str]) -> bool:
-        """Change a fact line, whether it is already in a file or planned in this run;
-        ``False`` (and a notice) when its id is on several lines of its file, where an
-        edit by id could change the wrong one."""
-        assert fact.id is not None
-        pending = self.pending.get(fact.path, {})
-        if fact.id in pending:
-            pending[fact.id] = change(pending[fact.id])
-        elif self._lines_with_id(fact) > 1:
-            self.report.notices.append(
-                f"{fact.path}: ^{fact.id} is on several lines; give each its own id "
-                "(left unchanged)"
-            )
-            return False
-        else:
-            self.edits.edit_line(fact.path, fact.id, change)
-        self.changed.add(fact.id)
-        updated = parse_entry(change(fact.entry.raw))
-        if updated is not None:
-            fact.entry = updated
-        if not fact.live:
-            self.factset.discard(fact.id)
-        return True
-
-    def _reconcile(self, completed: set[str]) -> None:
-        """Settle facts found in both ``facts/`` and ``archive/``, then strike every fact a
-        live fact says it supersedes (redone after a crash)."""
-        copies: defaultdict[str, list[Fact]] = defaultdict(list)
-        for fact in self.facts:
-            if fact.id is not None:
-                copies[fact.id].append(fact)
-        for ident, found in copies.items():
-            live = [f for f in found if not f.archived]
-            archived = [f for f in found if f.archived]
-            if not live or not archived:
-                continue
-            if _cut_short(live, archived, ident in completed):
-                self._drop_copy(live[0], keep=archived[0])
-            else:  # a person revived it (or edited it): their line wins
-                for copy in archived:
-                    self._drop_copy(copy, keep=live[0])
-        for fact in self.facts:
-            if not fact.live or fact.archived or not fact.id:
-                continue
-            for ident in fact.supersedes:
-                old = self.by_id.get(ident)
-                if old is None or not old.live or old.pinned or old is fact:
-                    continue
-                marks = [
-                    ("superseded_by", fact_link(fact.path, fact.id)),
-                    ("superseded", str(fact.day or self.today)),
-                ]
-                strike = partial(with_fields, fields=marks, strike=True)
-                self.report.superseded += self._change_fact(old, strike)
-
-    def _lines_with_id(self, fact: Fact) -> int:
-        """How many lines of the fact's note end with its id (an edit by id needs one)."""
-        return self.id_lines.get(fact.path, Counter())[fact.id or ""]
-
-    def _drop_copy(self, fact: Fact, keep: Fact) -> None:
-        """Remove one of two copies of a fact line (``keep`` stays) unless its id is on
-        more than one line of its note, where removing by id could take the wrong one."""
-        assert fact.id is not None
-        if self._lines_with_id(fact) != 1:
-            self.report.notices.append(
-                f"{fact.path}: ^{fact.id} is on several lines; its copy in {keep.path} "
-                "was left as it is"
-            )
-            return
-        self.edits.remove_line(fact.path, fact.id)
-        self.facts.remove(fact)
-        self.by_id[fact.id] = keep
-        if fact.live and not fact.archived:
-            self.factset.discard(fact.id)
-        if keep.live and not keep.archived:
-            self.factset.add(fact.id, keep.text)
-
     def _live(self) -> list[Fact]:
         return [f for f in self.facts if f.live and not f.archived and not f.moved]
 
     def _topics(self, write: bool) -> None:
-        topics: dict[str, Topic] = {}
-        for fact in self._live():
-            if fact.id is None:
-                continue
-            for name, kind in _mentions(fact):
-                topic = topics.setdefault(name.casefold(), Topic(name, kind))
-                topic.facts.append(fact)
-                if _KIND_RANK[kind] < _KIND_RANK[topic.kind]:
-                    topic.kind = kind
-        for topic in topics.values():  # the same page whichever order facts were read in
-            topic.facts.sort(key=lambda f: (f.path, f.id or ""))
-        self.topics = [t for t in topics.values() if len(t.facts) >= self.memory.topic_min_facts]
+        self.topics = gather(self._live(), self.memory.topic_min_facts)
         for topic in self.topics if write else []:
             block = page_block(topic, self.today, self.memory)
             if self._set_block(topic.path, block, page_header(topic)):
@@ -481,40 +357,6 @@ class Consolidation:
 
         self.edits.add(path, change)
         return True
-
-    def _score(self, fact: Fact) -> float:
-        return current_score(
-            fact.importance,
-            fact.kind,
-            fact.day,
-            self.today,
-            accesses=self.accesses.get(fact.id or "", 0),
-            pinned=fact.pinned,
-            config=self.memory,
-        )
-
-    def _decay(self) -> None:
-        """Move facts whose score fell below the cold tier to the archive, word for word.
-        A fact new in this run that is already that cold (distilled from an old note) is
-        written to the archive directly, so that a second run has nothing left to move."""
-        for fact in self.facts:
-            if fact.archived or fact.id is None or fact.pinned or fact.moved:
-                continue
-            if tier(self._score(fact), self.memory) != "archive":
-                continue
-            target = "archive/" + fact.path.removeprefix("facts/")
-            pending = self.pending.get(fact.path, {})
-            if fact.id in pending:
-                self.pending[target][fact.id] = pending.pop(fact.id)
-                fact.path = target
-            elif fact.id in self.changed:
-                continue  # changed in this run: it moves next run, as the file then has it
-            else:
-                self.edits.move_line(self.root, fact.path, target, fact.id, _facts_header(target))
-                fact.moved = True
-            # Logged once the move is done: a copy found in facts/ later is a revival.
-            self.events.append(("archived", fact.id, target))
-            self.report.archived += 1
 
     def _memory_md(self) -> None:
         block = self.memory_block()
@@ -593,24 +435,6 @@ def _rank(path: str, daily_folder: str) -> tuple[int, str]:
     return (len(_ORDER) + 1, path)
 
 
-def _cut_short(live: list[Fact], archived: list[Fact], moved_before: bool) -> bool:
-    """Whether a fact in both ``facts/`` and ``archive/`` is an archive move cut short
-    (finish it: drop the ``facts/`` copy) rather than a person's revival of an archived
-    line (keep it: drop the archive copy). A move copies the line word for word to the
-    same path under ``archive/`` and only then removes it, so a move cut short leaves two
-    equal lines at matching paths, and the memory log has no completed move of that fact
-    (it is written after the files). Anything else is a person's doing: an edited line
-    (``#pinned`` added, words or fields changed), another file, or a line copied back
-    after a completed move."""
-    if moved_before or len(live) != 1 or len(archived) != 1:
-        return False
-    fact, old = live[0], archived[0]
-    return (
-        old.path == "archive/" + fact.path.removeprefix("facts/")
-        and fact.entry.raw.rstrip() == old.entry.raw.rstrip()
-    )
-
-
 def _date(day: str) -> dt.date | None:
     """The date of a daily note's name; ``None`` for a name like ``2026-02-30``."""
     try:
@@ -622,24 +446,3 @@ def _date(day: str) -> dt.date | None:
 def _is_noise(text: str) -> bool:
     lowered = text.lower()
     return lowered.startswith(NOISE_PREFIXES) or any(m in text for m in ECHO_MARKERS)
-
-
-def _facts_header(path: str) -> str:
-    name = path.rsplit("/", 1)[-1].removesuffix(".md")
-    category = path.split("/", 1)[-1].removesuffix(".md")
-    return f"---\ntype: facts\ncategory: {category}\n---\n\n# {name.capitalize()}\n\n"
-
-
-def _mentions(fact: Fact) -> list[tuple[str, str]]:
-    """The topics a fact names, each once: ``(name, kind)``, the first kind found winning."""
-    found = [(name, "person") for name in fact.metadata("person")]
-    found += [(name, "project") for name in fact.metadata("project")]
-    found += [(name, "repository") for name in fact.metadata("repo")]
-    for target, _embed in find_links(fact.text):
-        # A link to a day (``[[2026-11-20]]``) names no topic, whatever folder holds it.
-        if target and "/" not in target and not daily_date(f"{target}.md", ""):
-            found.append((target, "concept"))
-    unique: dict[str, tuple[str, str]] = {}
-    for name, kind in found:
-        unique.setdefault(name.casefold(), (name, kind))
-    return list(unique.values())

@@ -17,8 +17,9 @@ from ..config import Config
 from ..errors import VaultmemError
 from ..state import STATE_DIR, vault_write_lock
 from . import ledger
-from .consolidate import MODES, Consolidation, Progress, Report
+from .consolidate import MODES, Consolidation, Progress
 from .forget import forget_plan
+from .report import Report
 
 
 @dataclass

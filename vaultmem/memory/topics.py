@@ -14,12 +14,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..config import MemoryConfig
-from .facts import Fact, fact_link
+from ..parse import find_links
+from .facts import Fact, daily_date, fact_link
 
 _SLUG = re.compile(r"[^\w]+")
+_KIND_RANK = {"person": 0, "project": 1, "repository": 2, "concept": 3}
 
 
 def slug(name: str) -> str:
@@ -95,3 +98,35 @@ def summary(topic: Topic) -> str:
         f"**Summary:** {topic.name} ({topic.kind}) appears in {len(topic.facts)} facts{since},"
         f" mostly about {about}. Latest: “{latest.text}”."
     )
+
+
+def gather(facts: Iterable[Fact], min_facts: int) -> list[Topic]:
+    """The topics the facts name that have at least ``min_facts`` of them, each holding its
+    facts in path and id order (the same page whichever order the facts were read in)."""
+    topics: dict[str, Topic] = {}
+    for fact in facts:
+        if fact.id is None:
+            continue
+        for name, kind in _mentions(fact):
+            topic = topics.setdefault(name.casefold(), Topic(name, kind))
+            topic.facts.append(fact)
+            if _KIND_RANK[kind] < _KIND_RANK[topic.kind]:
+                topic.kind = kind
+    for topic in topics.values():
+        topic.facts.sort(key=lambda f: (f.path, f.id or ""))
+    return [t for t in topics.values() if len(t.facts) >= min_facts]
+
+
+def _mentions(fact: Fact) -> list[tuple[str, str]]:
+    """The topics a fact names, each once: ``(name, kind)``, the first kind found winning."""
+    found = [(name, "person") for name in fact.metadata("person")]
+    found += [(name, "project") for name in fact.metadata("project")]
+    found += [(name, "repository") for name in fact.metadata("repo")]
+    for target, _embed in find_links(fact.text):
+        # A link to a day (``[[2026-11-20]]``) names no topic, whatever folder holds it.
+        if target and "/" not in target and not daily_date(f"{target}.md", ""):
+            found.append((target, "concept"))
+    unique: dict[str, tuple[str, str]] = {}
+    for name, kind in found:
+        unique.setdefault(name.casefold(), (name, kind))
+    return list(unique.values())
