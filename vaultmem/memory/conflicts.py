@@ -32,7 +32,8 @@ from sys import intern
 from ..terms import bigrams, cjk_run
 from .gates import Gate, Gated, Line
 from .gates import words as _words
-from .slots import UNKNOWN, Slot, slots
+from .slot_phrases import UNKNOWN
+from .slots import Slot, slots
 from .wording import strip_triggers
 
 _WORD = re.compile(r"[^\W_]+")

@@ -13,7 +13,7 @@ What counts as a secret (each becomes ``[secret masked]``, the words around it s
 * **Labelled values**: a value after a label that names a credential, in env, config,
   JSON, YAML, flag, header or prose form (``DB_PASSWORD=...``, ``"apiKey": "..."``,
   ``--token xyz``, ``Authorization: Bearer ...``, ``my password is ...``, ``密码：...``),
-  but only when the value itself looks like a credential (``_credential``): long enough,
+  but only when the value itself looks like a credential (``credentials.py``): long enough,
   of mixed character classes or random enough, and not a word, a placeholder
   (``<your-token>``, ``${VAR}``, ``xxx``, ``***``, ``changeme``), a number of a setting, a
   version, a path, a URL or an email address.
@@ -37,12 +37,11 @@ one forward scan. A 1 MB line is masked in well under a second.
 from __future__ import annotations
 
 import bisect
-import math
 import re
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .credentials import credential, placeholder, random_token
 from .gates import fold
 
 MASK = "[secret masked]"
@@ -344,9 +343,9 @@ def _formats(text: str) -> Iterator[Finding]:
         for match in pattern.finditer(text):
             group = "s" if "s" in pattern.groupindex else 0
             start, end = match.span(group)
-            if kind in _RANDOM_BODY and not _random(match.group(0)):
+            if kind in _RANDOM_BODY and not random_token(match.group(0)):
                 continue
-            if group == "s" and _placeholder(match.group("s")):
+            if group == "s" and placeholder(match.group("s")):
                 continue
             yield Finding(start, end, kind)
 
@@ -381,7 +380,7 @@ def _labelled(text: str) -> list[Finding]:
             trimmed = value[: parameter.start()] if parameter else value
             trimmed = trimmed.rstrip(".,:;)")
             password = _family(match, pattern)
-            if not _credential(trimmed, password, _weak(match, pattern), _assigned(match, pattern)):
+            if not credential(trimmed, password, _weak(match, pattern), _assigned(match, pattern)):
                 continue
             if len(trimmed) == 256 and not match.group("qv"):  # longer than the bound
                 end = _run_end(text, end)
@@ -465,85 +464,6 @@ def _assigned(match: re.Match[str], pattern: re.Pattern[str]) -> bool:
 def _weak(match: re.Match[str], pattern: re.Pattern[str]) -> bool:
     """A label followed by a bare space ("password manager") asks more of the value."""
     return pattern is _LABELLED and bool(match.group("space")) and not match.group("flag")
-
-
-# ---- what a credential looks like ---------------------------------------------------------
-
-_WORDLIKE = re.compile(r"[A-Za-z]+(?:['’_\-][A-Za-z]+)*")
-# one piece of a version or a name with a number: "python3", "gpt", "4o", "ed25519", "x86"
-_PLAIN_PIECE = re.compile(r"(?:[A-Z]?[a-z]*|[A-Z]*)[0-9]*[A-Za-z]{0,2}")
-_ORDINARY = re.compile(
-    r"[a-z][a-z0-9+.\-]*://.*"  # a URL (its credentials have their own rule)
-    r"|(?:/|~/|\./|\.\./|[A-Za-z]:\\).*"  # a path
-    r"|[^@\s]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}"  # an email address
-    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}.*|[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?"  # a date, a time
-    r"|[0-9]+(?:\.[0-9]+)?[A-Za-z%]{1,5}"  # an amount: 3600s, 15min, 12px
-    r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?:\(.*\))?"  # os.environ
-    r"|[A-Za-z_][A-Za-z0-9_.]*\(.*\)",  # getpass()
-    re.I | re.S,
-)
-_PLACEHOLDER = re.compile(
-    r"<[^<>]*>|\{\{.*\}\}|\$\{.*\}|\$\(.*\)|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_]+%"
-    r"|%\(?[A-Za-z_]*\)?s|\{[A-Za-z_]+\}|!\w+"
-    r"|(?i:your|change[_\-]?me|change[_\-]?it|placeholder|redacted|example|dummy)\w*",
-    re.S,
-)
-
-
-def _placeholder(value: str) -> bool:
-    return (
-        "[" in value
-        or "]" in value
-        or "..." in value
-        or "…" in value
-        or len(set(value.lower()) - set("x*•#._-")) == 0
-        or len(set(value)) <= 2
-        or _PLACEHOLDER.fullmatch(value) is not None
-    )
-
-
-def _credential(value: str, password: bool, weak: bool, assigned: bool = False) -> bool:
-    """Whether a labelled value looks like a credential rather than a word or a setting.
-
-    A password label accepts more (``hunter22``, a six-digit PIN) than a token label or a
-    label followed by a bare space, which need a random-looking value of eight or more. A
-    password assigned in code or config (``passwd=letmein``) is one even when it is a word.
-    """
-    if len(value) < 6 or _placeholder(value) or _ORDINARY.fullmatch(value):
-        return False
-    core = value.strip("()<>{}.,:;!?*_~'\"")
-    if not core or (weak and not value[0].isalnum()):
-        return False  # "password (prompted if omitted)": prose punctuation, not a value
-    if _WORDLIKE.fullmatch(core):
-        return _random_letters(core) or (password and assigned and "-" not in core)
-    if password and not weak:
-        return True
-    if len(value) < 8 or value.isdigit() or not re.search(r"[A-Za-z]", value):
-        return False
-    if not password and all(_PLAIN_PIECE.fullmatch(p) for p in re.split(r"[-_.:/]", value)):
-        return False  # a version or a model name: python3.11, gpt-4o-mini, ed25519
-    return _entropy(value) >= (2.5 if password else 3.0)
-
-
-def _random_letters(value: str) -> bool:
-    """Letters only: a word, unless long and random-cased (``XkQpLmZrWtYb``)."""
-    if len(value) < 12 or not value.isalpha():
-        return False
-    switches = sum(1 for a, b in zip(value, value[1:], strict=False) if a.isupper() != b.isupper())
-    return switches >= 4 and _entropy(value) >= 3.3
-
-
-def _random(token: str) -> bool:
-    """A token's body has upper, lower and digits, or at least two of them and no words."""
-    body = token.split("-", 1)[-1] if "-" in token else token
-    classes = sum(any(test(c) for c in body) for test in (str.isupper, str.islower, str.isdigit))
-    return classes >= 2 and _entropy(body) >= 3.0
-
-
-def _entropy(value: str) -> float:
-    counts = Counter(value)
-    size = len(value)
-    return -sum(n / size * math.log2(n / size) for n in counts.values())
 
 
 def _merge(found: list[Finding]) -> list[Finding]:

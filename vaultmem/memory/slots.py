@@ -20,7 +20,8 @@ Each slot also carries:
 
 The subject is ``owner`` for the first person (I, we, my, 我), a name or a noun phrase
 otherwise (``alice``, ``my sister``, ``standup``), and ``?`` for a bare pronoun (he, she).
-English and Chinese. No IO, no state: word lists and patterns live in ``slot_words.py``.
+English and Chinese. No IO, no state: word lists and patterns live in ``slot_words.py``,
+the reading of subjects and values in ``slot_phrases.py``.
 """
 
 from __future__ import annotations
@@ -31,10 +32,21 @@ from dataclasses import dataclass, replace
 
 from . import slot_words as w
 from .gates import Gate, Line
+from .slot_phrases import (
+    OWNER,
+    UNKNOWN,
+    cjk_subject,
+    cjk_value,
+    clause_before,
+    clean_name,
+    normal,
+    noun_phrase,
+    singular,
+    subject_before,
+    takes_back,
+    value_after,
+)
 from .wording import strip_triggers
-
-OWNER = "owner"
-UNKNOWN = "?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +81,7 @@ def _speaker(text: str) -> tuple[str, str]:
     name = match.group("name")
     if name.casefold() in w.TRIGGERS or name in w.CJK_TRIGGERS:
         return "", text[match.end() :]
-    return _clean_name(name), text[match.end() :]
+    return clean_name(name), text[match.end() :]
 
 
 def _as_said_by(slot: Slot, speaker: str) -> Slot:
@@ -97,134 +109,6 @@ def _sentence_slots(sentence: str) -> Iterator[Slot]:
         yield from _tools(sentence)
 
 
-# -- subjects and values ------------------------------------------------------------------
-
-
-def subject_before(before: str) -> str:
-    """Who a clause is about, from the words before its verb."""
-    if w.CJK.search(before[-1:] or " "):
-        return _cjk_subject(before)
-    clause = w.CLAUSE_BREAK.split(before)[-1]
-    tokens = w.TOKEN.findall(clause)
-    while tokens and tokens[-1].casefold() in w.SUBJECT_SKIP:
-        tokens.pop()
-    if not tokens:  # no one named before the verb ("moved to Paris"): the owner
-        return OWNER
-    last = tokens[-1]
-    lowered = last.casefold()
-    if lowered in w.FIRST_PERSON:
-        return OWNER
-    if lowered in w.PRONOUNS:
-        return UNKNOWN
-    if last[0].isupper():
-        name = [last]
-        for token in reversed(tokens[:-1]):
-            if not token[0].isupper() or token.casefold() in w.TRIGGERS:
-                break
-            name.insert(0, token)
-        return _clean_name(" ".join(name))
-    return noun_phrase(tokens)
-
-
-def noun_phrase(tokens: list[str]) -> str:
-    """A lower-case noun phrase, its article and frequency words dropped; ``my sister``
-    keeps its possessive (it is not the owner)."""
-    kept: list[str] = []
-    for token in reversed(tokens):
-        lowered = token.casefold()
-        if lowered in w.POSSESSIVE_OWNER or lowered.endswith("'s"):
-            kept.insert(0, "my" if lowered in w.POSSESSIVE_OWNER else lowered)
-            break
-        if lowered in w.ARTICLES or lowered in w.TRIGGERS or lowered in w.VERBS_BEFORE_NOUN:
-            break
-        if lowered not in w.FREQUENCY:
-            kept.insert(0, _singular(lowered))
-        if len(kept) == 4:
-            break
-    if len(kept) > 1 and kept[-1] in w.GENERIC_HEADS:
-        kept.pop()
-    return " ".join(kept) or OWNER
-
-
-def _clean_name(name: str) -> str:
-    name = name.casefold().removesuffix("'s").strip()
-    for suffix in (" project", " team", " service"):
-        name = name.removesuffix(suffix)
-    return name
-
-
-def _cjk_subject(before: str) -> str:
-    clause = w.CJK_CLAUSE_BREAK.split(before)[-1].strip()
-    while clause:
-        word = next((w_ for w_ in w.CJK_SKIP if clause.endswith(w_)), None)
-        if word is not None:
-            clause = clause[: -len(word)]
-            continue
-        word = next((w_ for w_ in w.CJK_SKIP if clause.startswith(w_)), None)
-        if word is None:
-            break
-        clause = clause[len(word) :]
-    if not clause or clause in w.CJK_FIRST_PERSON:
-        return OWNER
-    if clause in w.CJK_PRONOUNS:
-        return UNKNOWN
-    return _clean_name(w.CJK_ORG_SUFFIX.sub("", clause))
-
-
-def value_after(after: str) -> str:
-    """The value a clause gives: the words after its verb up to a clause break or a word
-    that starts something else ("now", "since", "with", "for"...)."""
-    if w.CJK.match(after.lstrip()[:1] or " "):
-        return _cjk_value(after)
-    kept: list[str] = []
-    for token in w.TOKEN.findall(w.CLAUSE_BREAK.split(after)[0]):
-        lowered = token.casefold()
-        if lowered in w.VALUE_STOP:
-            break
-        if not kept and lowered in w.ARTICLES:
-            continue
-        kept.append(token)
-        if len(kept) == 5:
-            break
-    return normal(" ".join(kept))
-
-
-def _cjk_value(after: str) -> str:
-    run = w.CJK_VALUE.match(after.lstrip())
-    if run is None:
-        return ""
-    value = run.group()
-    for stop in w.CJK_VALUE_STOP:
-        index = value.find(stop, 1)
-        if index > 0:
-            value = value[:index]
-    return normal(value)
-
-
-def normal(value: str) -> str:
-    """A value as compared: case-folded, aliases resolved, punctuation and spelling
-    variants evened out."""
-    value = " ".join(w.TOKEN.findall(value.casefold().replace("-", " ")))
-    value = " ".join(w.ALIASES.get(part, part) for part in value.split())
-    return w.ALIASES.get(value, value)
-
-
-def _singular(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def _negated(before: str) -> bool:
-    """Whether the clause before a verb takes it back: "no longer", "used to", "不再"."""
-    return bool(w.NEGATED_BEFORE.search(before))
-
-
-def _clause_before(sentence: str, start: int) -> str:
-    """The words of the clause a match starts in, before the match."""
-    return w.CLAUSE_BREAK.split(sentence[:start])[-1]
-
-
 # -- attributes ---------------------------------------------------------------------------
 
 
@@ -234,8 +118,8 @@ def _residence(sentence: str) -> Iterator[Slot]:
             value = _place(match.group("value"))
             if not value:
                 continue
-            clause = _clause_before(sentence, match.start())
-            negated = _negated(clause) or bool(match.group("past"))
+            clause = clause_before(sentence, match.start())
+            negated = takes_back(clause) or bool(match.group("past"))
             yield Slot(subject_before(sentence[: match.start()]), "residence", value, negated)
     for match in w.RESIDENCE_FROM.finditer(sentence):
         value = _place(match.group("value") or match.group("cjk"))
@@ -249,7 +133,7 @@ def _place(phrase: str) -> str:
     "New York for the new job"), or one or two plain words that are not vague ("a new
     flat"); empty for a time ("moved to Tuesday") or nothing placeable."""
     if w.CJK.match(phrase.lstrip()[:1] or " "):
-        return _cjk_value(phrase)
+        return cjk_value(phrase)
     if w.TIME_WORD.match(phrase.lstrip()):
         return ""
     tokens: list[str] = []
@@ -282,7 +166,7 @@ def _employer(sentence: str) -> Iterator[Slot]:
             if not value or value in w.NOT_AN_EMPLOYER:
                 continue
             subject = subject_before(sentence[: match.start()])
-            negated = _negated(_clause_before(sentence, match.start()))
+            negated = takes_back(clause_before(sentence, match.start()))
             yield Slot(subject, "employer", value, negated)
 
 
@@ -293,12 +177,12 @@ def _roles(sentence: str) -> Iterator[Slot]:
             role = w.ROLE_OF[groups["role"].casefold()] if groups.get("role") else "lead"
             holder = normal(groups["holder"])
             org = groups.get("org")
-            subject = _clean_name(w.CJK_ORG_SUFFIX.sub("", org)) if org else OWNER
+            subject = clean_name(w.CJK_ORG_SUFFIX.sub("", org)) if org else OWNER
             subject = subject.removeprefix("the ")
             if subject in w.POSSESSIVE_OWNER or subject in w.FIRST_PERSON:
                 continue
             if holder and holder not in w.FIRST_PERSON:
-                negated = _negated(_clause_before(sentence, match.start()))
+                negated = takes_back(clause_before(sentence, match.start()))
                 yield Slot(subject, f"role:{role}", holder, negated)
 
 
@@ -311,8 +195,8 @@ def _favourites(sentence: str) -> Iterator[Slot]:
             elif whose in w.PRONOUNS:
                 subject = UNKNOWN
             else:
-                subject = _cjk_subject(whose) if w.CJK.search(whose) else _clean_name(whose)
-            thing = normal(_singular(match.group("thing").casefold()))
+                subject = cjk_subject(whose) if w.CJK.search(whose) else clean_name(whose)
+            thing = normal(singular(match.group("thing").casefold()))
             value = value_after(match.group("value"))
             if value and thing:
                 yield Slot(subject, f"favourite:{thing}", value)
@@ -333,7 +217,7 @@ def _versions(sentence: str) -> Iterator[Slot]:
 def _context(sentence: str, software: str) -> str:
     """The thing a version is installed on, when no project is named: "on the server"."""
     for match in w.CONTEXT_NOUN.finditer(sentence):
-        noun = _singular(match.group("noun").casefold())
+        noun = singular(match.group("noun").casefold())
         if noun != software and noun not in w.NOT_CONTEXT:
             return noun
     return ""
@@ -366,7 +250,7 @@ def _schedules(sentence: str) -> Iterator[Slot]:
                 continue
             event = match.group("event")
             if w.CJK.search(event):
-                subject = _cjk_subject(event)
+                subject = cjk_subject(event)
             else:
                 subject = noun_phrase(w.TOKEN.findall(event))
             if subject in (OWNER, UNKNOWN) or subject in w.NOT_AN_EVENT:
@@ -431,7 +315,7 @@ def _contact_subject(before: str) -> str:
     found = list(w.CONTACT_WHOSE.finditer(before))
     if not found:
         name = _project(before, set())
-        return _clean_name(name) if name else OWNER
+        return clean_name(name) if name else OWNER
     word = found[-1].group("whose")  # the nearest one
     lowered = word.casefold()
     if lowered in w.POSSESSIVE_OWNER or lowered in w.FIRST_PERSON or word.startswith("我"):
@@ -439,8 +323,8 @@ def _contact_subject(before: str) -> str:
     if lowered in w.PRONOUNS:
         return UNKNOWN
     if w.CJK.search(word):
-        return _cjk_subject(word.removesuffix("的"))
-    return _clean_name(word)
+        return cjk_subject(word.removesuffix("的"))
+    return clean_name(word)
 
 
 def _diet(sentence: str) -> Iterator[Slot]:
@@ -451,7 +335,7 @@ def _diet(sentence: str) -> Iterator[Slot]:
                 continue
             taken.append(match.span())
             before = sentence[: match.start()]
-            negated = _negated(_clause_before(sentence, match.start()))
+            negated = takes_back(clause_before(sentence, match.start()))
             yield Slot(subject_before(before), "diet", value, negated)
 
 
@@ -475,7 +359,7 @@ def _tools(sentence: str) -> Iterator[Slot]:
             kind = w.PURPOSE_OF.get(wanted) or w.PURPOSE_OF.get(wanted.split(" ")[0])
         if kind is None:
             continue
-        negated = dropped or _negated(_clause_before(sentence, start))
+        negated = dropped or takes_back(clause_before(sentence, start))
         scope = _project(sentence, exclude={name, name.split()[0]})
         yield Slot("tools", f"tool:{kind}", name, negated, scope)
 
