@@ -42,7 +42,7 @@ def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitRepo
 
     Raises:
         VaultmemError: ``path`` is a file, or inside another vault.
-        GitError: git refused (see ``history.check_out_cloned_branch``).
+        GitError: git refused (see ``repo_setup.check_out_cloned_branch``).
     """
     root = Path(path).expanduser()
     if root.exists() and not root.is_dir():
@@ -55,7 +55,7 @@ def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitRepo
             )
     root.mkdir(parents=True, exist_ok=True)
     root = root.resolve()
-    from .history import check_out_cloned_branch  # gitpython: 40 ms, only here
+    from .repo_setup import check_out_cloned_branch  # gitpython: 40 ms, only here
 
     check_out_cloned_branch(root)  # a second device's fresh clone joins the vault there
     report = InitReport(root, [], [])

@@ -106,9 +106,9 @@ class Vault(MemoryMethods, HistoryMethods):
 
         Raises:
             VaultmemError: ``path`` is a file, or inside another vault.
-            GitError: git refused (see ``history.check_out_cloned_branch``).
+            GitError: git refused (see ``repo_setup.check_out_cloned_branch``).
         """
-        from .history import commit_init  # gitpython: 40 ms, only here
+        from .repo_setup import commit_init  # gitpython: 40 ms, only here
         from .template import lay_down
 
         report = lay_down(path, example=example)
