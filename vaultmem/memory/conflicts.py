@@ -71,16 +71,41 @@ _FILLER = re.compile(
     r"right now)\b|请记住|记住|注意|现在|目前|已经|还是|了",
     re.I,
 )
-_CJK_PARTICLES = frozenset("的了是吗呢啊吧")
+# Particles and adverbs of degree or time ("very", "still", "all"): no part of what is said.
+_CJK_PARTICLES = frozenset("的了是吗呢啊吧很还都")
 _ADDITIVE = re.compile(r"\b(?:also|too|as well|another|in addition)\b|也", re.I)
-# "instead of X", "switched from X to", ", not X", "不再用X", "从X换成": X is given up.
+# "instead of X", "switched from X to", ", not X", "took over from X", "migrated off X",
+# "replaced X with", "sold the X", "stopped using X", "不再用X", "从X换成", "把X换成",
+# "戒掉X", "从X离职": X is given up.
+_ARTICLE = r"(?:the\s+|a\s+|an\s+|my\s+|our\s+)?"
+_GIVEN_UP = r"(?P<{}>[^\W\d_][\w'-]*)"
 _REPLACED = re.compile(
-    r"\b(?:instead of|rather than|in place of)\s+(?:the\s+|a\s+|my\s+|our\s+)?"
-    r"(?P<a>[^\W\d_][\w'-]*)"
-    r"|\b(?:switched|changed|moved|went|migrated|swapped|converted)\s+(?:[\w'-]+\s+){0,2}?"
-    r"from\s+(?:the\s+|a\s+|my\s+|our\s+)?(?P<b>[^\W\d_][\w'-]*)"
-    r"|,\s*not\s+(?:the\s+|a\s+)?(?P<c>[^\W\d_][\w'-]*)\s*[.!]?$"
-    r"|不再(?:用|是|去|住在|喝|吃)(?P<d>[^\s，。了]{1,6})|从(?P<e>[^\s，。]{1,6}?)(?:换成|改成|改为|搬到|变成)",
+    r"\b(?:instead of|rather than|in place of)\s+"
+    + _ARTICLE
+    + _GIVEN_UP.format("a")
+    + r"|\b(?:switched|changed|moved|went|migrated|swapped|converted|shifted)\s+"
+    r"(?:[\w'-]+\s+){0,2}?from\s+"
+    + _ARTICLE
+    + _GIVEN_UP.format("b")
+    + r"|,\s*not\s+(?:the\s+|a\s+)?(?P<c>[^\W\d_][\w'-]*)\s*[.!]?$"
+    r"|\b(?:took|taken|taking|takes|take)\s+over\s+(?:[\w'-]+\s+){0,2}?from\s+"
+    + _GIVEN_UP.format("f")
+    + r"|\b(?:migrated|moved|switched|got|came|went)\s+(?:[\w'-]+\s+){0,3}?off\s+(?:of\s+)?"
+    + _ARTICLE
+    + _GIVEN_UP.format("g")
+    + r"|\breplac(?:ed|ing|es|e)\s+"
+    + _ARTICLE
+    + _GIVEN_UP.format("h")
+    + r"\s+(?:with|by)\b"
+    r"|\b(?:sold|ditched|dumped|abandoned|uninstalled|cancel+ed|gave\s+up(?:\s+on)?|"
+    r"got\s+rid\s+of|stopped\s+(?:using|drinking|eating|taking|playing))\s+"
+    + _ARTICLE
+    + _GIVEN_UP.format("i")
+    + r"|不再(?:用|是|去|住在|喝|吃)(?P<d>[^\s，。了]{1,6})"
+    r"|从\s*(?P<e>[^\s，。]{1,8}?)\s*(?:换成|改成|改为|搬到|变成|换到|迁到|迁移到|转到|改用)"
+    r"|把\s*(?P<j>[^\s，。从]{1,8}?)\s*(?:换成|改成|改为|替换成|换掉|卖)"
+    r"|(?:戒掉了?|戒了|卖掉了?|放弃了?|退掉了?)\s*(?P<k>[^\s，。了的]{1,6})"
+    r"|从\s*(?P<l>[^\s，。]{1,8}?)\s*(?:离职|辞职|退出)",
     re.I,
 )
 # Each pattern with its gate (``gates.py``): the words or parts any match holds. A fact is
@@ -127,10 +152,14 @@ _G_ADDITIVE = Gated(_ADDITIVE, Gate(_words("also too as another in"), ("也",)))
 _G_REPLACED = Gated(
     _REPLACED,
     Gate(
-        _words("instead rather in switched changed moved went migrated swapped converted not"),
-        ("不再", "从"),
+        _words("instead rather in switched changed moved went migrated swapped converted not")
+        | _words("shifted over off replaced replacing replaces replace sold ditched dumped")
+        | _words("abandoned uninstalled cancelled canceled gave got stopped"),
+        ("不再", "从", "把", "戒", "卖", "放弃", "退掉"),
     ),
 )
+# The share of an old fact's other words a replacement must keep to restate it.
+RESTATES = 0.5
 NO_WORDS: frozenset[str] = frozenset()  # one empty set for every fact with no such words
 
 
@@ -256,7 +285,7 @@ def _same_slot(new: Slot, old: Slot) -> bool | None:
         return None
     unsure = False
     if new.subject != old.subject:
-        if UNKNOWN not in (new.subject, old.subject):
+        if UNKNOWN not in (new.subject, old.subject) and not _same_head(new.subject, old.subject):
             return None
         unsure = True
     if new.scope != old.scope:
@@ -264,6 +293,13 @@ def _same_slot(new: Slot, old: Slot) -> bool | None:
             return None
         unsure = True
     return unsure
+
+
+def _same_head(a: str, b: str) -> bool:
+    """Whether one subject is the other with words before it ("my team standup" and
+    "standup"): maybe the same thing, named more or less fully."""
+    short, long = sorted((a, b), key=len)
+    return " " not in short and "'" not in short and long.endswith(" " + short)
 
 
 def agree(a: str, b: str, attribute: str) -> bool:
@@ -365,8 +401,24 @@ def _same_core(a: frozenset[str], b: frozenset[str]) -> bool:
     that shares its few words)."""
     if not a or not b:
         return False
-    shared = len(a & b)
-    return max(shared / len(a), shared / len(b)) >= 0.75 and shared / len(a | b) >= 0.5
+    one, other = _stems(a), _stems(b)  # "I enjoy running" / "I hate my runs"
+    shared = len(one & other)
+    return max(shared / len(one), shared / len(other)) >= 0.75 and shared / len(one | other) >= 0.5
+
+
+def _stems(found: frozenset[str]) -> set[str]:
+    """Latin words without "-ing" or "-ed" (a doubled last consonant undone); the plural
+    "s" is gone already."""
+    stems = set()
+    for word in found:
+        for ending in ("ing", "ed"):
+            if word.isascii() and word.endswith(ending) and len(word) - len(ending) >= 3:
+                word = word[: -len(ending)]
+                if word[-1] == word[-2] and word[-1] not in "aeiousl":
+                    word = word[:-1]
+                break
+        stems.add(word)
+    return stems
 
 
 def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
@@ -374,5 +426,7 @@ def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
     the old fact's other words nearly all in it ("I drive a Toyota" / "I drive a Tesla
     now instead of the Toyota"; not "since I moved from my home country" against any
     fact that says "home")."""
-    rest = old.units - given_up
-    return not rest or len(rest & new.units) / len(rest) >= 0.75
+    # CJK units are characters: a given-up word's characters go with it.
+    gone = given_up | {char for word in given_up if not word.isascii() for char in word}
+    rest = old.units - gone
+    return not rest or len(rest & new.units) / len(rest) >= RESTATES

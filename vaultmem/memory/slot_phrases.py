@@ -71,6 +71,10 @@ def cjk_subject(before: str) -> str:
         if word is not None:
             clause = clause[: -len(word)]
             continue
+        when = w.CJK_TIME_END.search(clause)
+        if when is not None:
+            clause = clause[: when.start()]
+            continue
         word = next((w_ for w_ in w.CJK_SKIP if clause.startswith(w_)), None)
         if word is None:
             break

@@ -43,6 +43,7 @@ SUBJECT_SKIP = frozenset(
     "now currently finally actually also still recently just already officially really has "
     "have had is are was were am 'm do does did will would to used not no longer never been "
     "going all both then even went gone become became turned a an strictly fully mostly "
+    "got get gets getting "
     "don't doesn't didn't haven't hasn't isn't aren't wasn't weren't won't can't".split()
 )
 CJK_FIRST_PERSON = frozenset("我 我们 咱们 本人".split())
@@ -55,6 +56,11 @@ CJK_SKIP = tuple(
         key=len,
         reverse=True,
     )
+)
+# A date or time ending a subject's words ("表哥去年十月" + 结婚了): no part of who.
+CJK_TIME_END = re.compile(
+    r"(?:[一二三四五六七八九十\d]{1,3}月(?:[一二三四五六七八九十\d]{1,3}[日号])?|[上下这本]个?(?:周|星期|月)"
+    r"|[昨今明前]天|[去今明前]年|周[一二三四五六日末])$"
 )
 CJK_ORG_SUFFIX = re.compile(r"(?:项目|团队|小组|组|部门|project|team)$", re.I)
 FREQUENCY = frozenset(
@@ -211,8 +217,8 @@ ROLE_PATTERNS = (
         rf"(?P<holder>{_CJK_NAME}?)是(?P<org>[^\s，。是]{{1,12}}?)的(?:新)?(?:任)?{_CJK_ROLE}"
     ),
     re.compile(
-        rf"(?P<org>[^\s，。是]{{1,12}}?)的(?:新)?(?:任)?{_CJK_ROLE}(?:是|换成了?|变成了?)"
-        rf"(?P<holder>{_CJK_NAME})"
+        rf"(?P<org>[^\s，。是]{{1,12}}?)的(?:新)?(?:任)?{_CJK_ROLE}(?:现在|已经|目前)?"
+        rf"(?:是|换成了?|变成了?|改成了?)\s*(?P<holder>{_CJK_NAME})"
     ),
     re.compile(rf"(?P<org>[^\s，。]{{1,12}}?)由(?P<holder>{_CJK_NAME}?)负责"),
 )
@@ -283,8 +289,9 @@ SCHEDULE_PATTERNS = (
     ),
     re.compile(
         r"(?P<event>(?:[A-Za-z][\w'-]*\s+){0,3}?[A-Za-z][\w'-]*)\s+(?i:(?:was|has been|is|got|"
-        r"have been|were|are)\s+)?(?i:moved|rescheduled|changed|shifted|pushed(?:\s+back)?|"
-        r"postponed|brought forward|bumped)\s+(?i:to|until|till)\s+" + _WHEN
+        r"have been|were|are|will be|will)\s+)?(?i:moved|moves|move|moving|rescheduled|changed|"
+        r"changes|shifted|shifts|pushed(?:\s+back)?|postponed|brought forward|bumped)\s+"
+        r"(?i:to|until|till)\s+" + _WHEN
     ),
     re.compile(
         r"(?i:\b(?:moved|rescheduled|shifted|pushed|changed|postponed))\s+"
@@ -300,7 +307,7 @@ _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 WEEKDAY = re.compile(
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|"
-    r"thu(?:rs?)?|fri|sat|sun)s?\b|"
+    r"thu(?:rs?)?|fri|sat|sun|weekday|weekend)s?\b|"
     r"(?:周|星期|礼拜)[一二三四五六日天]",
     re.I,
 )
@@ -308,6 +315,8 @@ WEEKDAY_OF = {
     **{day: short for day, short in zip(_EN_DAYS, _DAYS, strict=True)},
     **{short: short for short in _DAYS},
     "tues": "tue",
+    "weekday": "weekday",
+    "weekend": "weekend",
     "thur": "thu",
     "thurs": "thu",
     **{
@@ -318,7 +327,9 @@ WEEKDAY_OF = {
     },
 }
 # A phrase that starts with a day or a clock time: "moved to Tuesday" is not a place.
-TIME_WORD = re.compile(WEEKDAY.pattern + r"|\d{1,2}(?::\d{2})?\s*[ap]\.?m\b|\d:\d\d", re.I)
+TIME_WORD = re.compile(
+    WEEKDAY.pattern + r"|\d{1,2}(?::\d{2})?\s*[ap]\.?m\b|\d{1,2}[:h.]\d\d\b", re.I
+)
 CLOCKS = (
     re.compile(r"\b(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<ampm>[ap])\.?m\b\.?", re.I),
     re.compile(r"\b(?P<hour>[01]?\d|2[0-3])[:h.](?P<minute>[0-5]\d)\b"),
@@ -368,6 +379,27 @@ PHONE_KIND_OF = {
     **dict.fromkeys(("private", "personal"), "personal"),
 }
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+EMAIL_KIND = re.compile(
+    r"\b(?:work|office|business|company|school|university|uni|private|personal|home)\b"
+    r"|工作|办公|公司|学校|私人|个人"
+)
+EMAIL_KIND_OF = {
+    **dict.fromkeys(("work", "office", "business", "company", "工作", "办公", "公司"), "work"),
+    **dict.fromkeys(("school", "university", "uni", "学校"), "school"),
+    **dict.fromkeys(("private", "personal", "home", "私人", "个人"), "personal"),
+}
+# The part of a system or the team a tool or version is for: two facts naming different
+# ones are about different things ("the frontend uses Vite" / "the mobile app uses Gradle").
+AREA = re.compile(
+    r"(?i:\b(?:front[- ]?end|back[- ]?end|mobile|ios|android|web|desktop|server|client|infra"
+    r"|infrastructure|analytics|docs|staging|production|prod|devops|embedded|firmware)\b)"
+    r"|前端|后端|移动端|客户端|服务端|服务器|网页|小程序|测试环境|生产环境"
+)
+AREA_OF = {"front end": "frontend", "front-end": "frontend", "back end": "backend"}
+AREA_OF |= {"back-end": "backend", "production": "prod"}
+# A project, team or service named in Chinese: "天穹项目", "北斗团队".
+CJK_PROJECT = re.compile(r"(?P<name>[\u4e00-\u9fff]{2,6}?)(?:项目|团队|小组|系统|服务|平台)")
+NOT_A_CJK_PROJECT = frozenset("我们 咱们 你们 他们 这个 那个 这 那 整个 新 老 公司 我们的".split())
 ADDRESS = re.compile(
     r"(?<!email )(?<!e-mail )(?i:\b(?:home |postal |mailing |new |street )?address)\s*"
     r"(?i:is now|is|:|has changed to|changed to)\s*(?i:now\s+)?(?P<value>.+)"
@@ -379,6 +411,7 @@ CONTACT_WHOSE = re.compile(
     r"(?i:new\s+|current\s+|work\s+|home\s+|mobile\s+|cell\s+|private\s+|新)?"
     r"(?i:phone|number|mobile|cell|email|e-mail|address|手机|电话|邮箱|地址)"
 )
+CJK_CONTACT_VERB = re.compile(r"换了|改了|换成|改成|有了?|的?新|留了")
 
 # -- diet ---------------------------------------------------------------------------------
 DIETS = (
@@ -491,11 +524,43 @@ CUE_VERSION = re.compile(
     r"|\b(?:" + "|".join(sorted(BARE_VERSION)) + r")\s+v?\d"
 )
 CUE_SCHEDULE = re.compile(
-    r"\b(?:mon|tue|wed|thu|fri|sat|sun)|\d:\d\d|\d\s*[ap]\.?m\b|noon|morning|afternoon|evening"
+    r"\b(?:mon|tue|wed|thu|fri|sat|sun|weekday|weekend)|\d:\d\d|\d\s*[ap]\.?m\b|noon|morning|afternoon|evening"
     r"|night|周[一二三四五六日天]|星期|礼拜|上午|下午|晚上|早上|中午|[\d一二两三四五六七八九十]点"
 )
 CUE_CONTACT = re.compile(
     r"@|phone|number|mobile|cell|\btel\b|call me|whatsapp|address|手机|电话|号码|地址"
+)
+# Where someone stands in love: one state at a time. "single" only as a state, not a
+# "single room" or "single-handedly".
+RELATIONSHIP = (
+    (
+        re.compile(
+            r"(?i:\bsingle\b(?![-\w])(?!\s+(?:room|bed|file|page|line|point|source|day|time))"
+            r"|\bnot (?:seeing|dating) anyone\b|\bbroke up\b|\bsplit up\b)|单身|分手"
+        ),
+        "single",
+    ),
+    (
+        re.compile(
+            r"(?i:\b(?:dating|going out with|in a relationship)\b|\bhas a (?:girl|boy)friend\b)"
+            r"|谈恋爱|在一起了|有(?:男|女)朋友"
+        ),
+        "dating",
+    ),
+    (re.compile(r"(?i:\bengaged\b|\bfianc[ée]e?\b)|订婚"), "engaged"),
+    (re.compile(r"(?i:\bmarried\b|\btied the knot\b|\bgot hitched\b)|结婚|已婚|成家"), "married"),
+    (re.compile(r"(?i:\bdivorced\b|\bseparated\b)|离婚|离异"), "divorced"),
+)
+# A clause that asks, wishes or supposes ("why we didn't get married", "if she is vegan",
+# "如果"): it states no one's diet or status.
+UNASSERTED = re.compile(
+    r"\b(?:why|whether|if|wonder|wondering|hope|hoping|wish|would|could|should|might|maybe)\b"
+    r"|为什么|如果|要是|是否|希望|也许|可能",
+    re.I,
+)
+CUE_RELATIONSHIP = re.compile(
+    r"single|dating|going out|relationship|friend|engaged|fianc|married|knot|hitched|divorced"
+    r"|separated|broke up|split up|单身|分手|恋爱|在一起|朋友|订婚|结婚|已婚|成家|离婚|离异"
 )
 CUE_DIET = re.compile(
     r"vegan|plant|vegetarian|veggie|meat|pesc|fish|keto|\beat|omnivore|carnivore|diet"

@@ -177,8 +177,14 @@ def _roles(sentence: str) -> Iterator[Slot]:
             role = w.ROLE_OF[groups["role"].casefold()] if groups.get("role") else "lead"
             holder = normal(groups["holder"])
             org = groups.get("org")
-            subject = clean_name(w.CJK_ORG_SUFFIX.sub("", org)) if org else OWNER
-            subject = subject.removeprefix("the ")
+            if not org:
+                subject = OWNER
+            elif w.CJK.search(
+                org
+            ):  # "数据平台组现在" (由陈刚负责): the group, and 我的 the owner's
+                subject = cjk_subject(org)
+            else:
+                subject = clean_name(w.CJK_ORG_SUFFIX.sub("", org)).removeprefix("the ")
             if subject in w.POSSESSIVE_OWNER or subject in w.FIRST_PERSON:
                 continue
             if holder and holder not in w.FIRST_PERSON:
@@ -210,7 +216,7 @@ def _versions(sentence: str) -> Iterator[Slot]:
                 continue
             if "." not in match.group("value") and software not in w.BARE_VERSION:
                 continue
-            scope = _project(sentence, exclude={software}) or _context(sentence, software)
+            scope = _scope(sentence, {software}) or _context(sentence, software)
             yield Slot(software, "version", match.group("value"), scope=scope)
 
 
@@ -234,6 +240,23 @@ def _project(sentence: str, exclude: set[str]) -> str:
             continue
         return name
     return ""
+
+
+def _scope(sentence: str, exclude: set[str]) -> str:
+    """What a version or a tool is for: a named project ("Atlas", "天穹项目"), else the
+    part of a system or the team ("frontend", "后端")."""
+    found = _project(sentence, exclude)
+    if found:
+        return found
+    for match in w.CJK_PROJECT.finditer(sentence):
+        name = match.group("name")
+        if name not in w.NOT_A_CJK_PROJECT and name not in w.CJK_FIRST_PERSON:
+            return name
+    area = w.AREA.search(sentence)
+    if area is None:
+        return ""
+    word = area.group().casefold()
+    return w.AREA_OF.get(word, word.replace("-", "").replace(" ", ""))
 
 
 def _schedules(sentence: str) -> Iterator[Slot]:
@@ -302,7 +325,9 @@ def _contacts(sentence: str) -> Iterator[Slot]:
                 yield Slot(subject, "phone", digits[-8:], scope=scope)
     for match in w.EMAIL.finditer(sentence):
         subject = _contact_subject(sentence[: match.start()])
-        yield Slot(subject, "email", match.group().casefold())
+        kind = w.EMAIL_KIND.search(lowered)
+        scope = w.EMAIL_KIND_OF[kind.group()] if kind else ""
+        yield Slot(subject, "email", match.group().casefold(), scope=scope)
     for match in w.ADDRESS.finditer(sentence):
         value = normal(w.ADDRESS_END.split(match.group("value") or match.group("cjk"))[0])
         if value:
@@ -314,7 +339,10 @@ def _contact_subject(before: str) -> str:
     else a name before it ("Alice has a new number"), else the owner ("New number: ...")."""
     found = list(w.CONTACT_WHOSE.finditer(before))
     if not found:
-        name = _project(before, set())
+        if w.CJK.search(before):  # "妈妈换了新号码": who comes before the verb
+            return cjk_subject(w.CJK_CONTACT_VERB.split(before)[0])
+        names = [m.group() for m in w.CAPITALISED.finditer(before)]
+        name = next((n for n in reversed(names) if _project(n, set())), "")  # the nearest
         return clean_name(name) if name else OWNER
     word = found[-1].group("whose")  # the nearest one
     lowered = word.casefold()
@@ -328,15 +356,28 @@ def _contact_subject(before: str) -> str:
 
 
 def _diet(sentence: str) -> Iterator[Slot]:
+    return _state(sentence, w.DIETS, "diet")
+
+
+def _relationship(sentence: str) -> Iterator[Slot]:
+    return _state(sentence, w.RELATIONSHIP, "relationship")
+
+
+def _state(
+    sentence: str, table: tuple[tuple[re.Pattern[str], str], ...], attribute: str
+) -> Iterator[Slot]:
+    """A state someone is in, one of ``table``'s at a time (a diet, single or married)."""
     taken: list[tuple[int, int]] = []
-    for pattern, value in w.DIETS:
+    for pattern, value in table:
         for match in pattern.finditer(sentence):
             if any(a < match.end() and match.start() < b for a, b in taken):
                 continue
             taken.append(match.span())
             before = sentence[: match.start()]
+            if w.UNASSERTED.search(before):
+                continue
             negated = takes_back(clause_before(sentence, match.start()))
-            yield Slot(subject_before(before), "diet", value, negated)
+            yield Slot(subject_before(before), attribute, value, negated)
 
 
 def _tools(sentence: str) -> Iterator[Slot]:
@@ -360,7 +401,7 @@ def _tools(sentence: str) -> Iterator[Slot]:
         if kind is None:
             continue
         negated = dropped or takes_back(clause_before(sentence, start))
-        scope = _project(sentence, exclude={name, name.split()[0]})
+        scope = _scope(sentence, {name, name.split()[0]})
         yield Slot("tools", f"tool:{kind}", name, negated, scope)
 
 
@@ -393,7 +434,7 @@ _READERS = (
     ),
     (
         _parts(
-            "mon|tue|wed|thu|fri|sat|sun|noon|morning|afternoon|evening|night"
+            "mon|tue|wed|thu|fri|sat|sun|week|noon|morning|afternoon|evening|night"
             "|周|星期|礼拜|上午|下午|晚上|早上|中午|点",
             digit=True,
         ),
@@ -410,9 +451,21 @@ _READERS = (
         w.CUE_DIET,
         _diet,
     ),
+    (
+        _parts(
+            "single|dating|going out|relationship|friend|engaged|fianc|married|knot|hitched"
+            "|divorced|separated|broke up|split up|单身|分手|恋爱|在一起|朋友|订婚|结婚|已婚|成家"
+            "|离婚|离异"
+        ),
+        w.CUE_RELATIONSHIP,
+        _relationship,
+    ),
 )
 # The verbs each schedule pattern needs, as whole words (English) or anywhere (Chinese).
-_MOVED = frozenset("moved rescheduled changed shifted pushed postponed brought bumped".split())
+_MOVED = frozenset(
+    "moved moves move moving rescheduled changed changes shifted shifts pushed postponed brought "
+    "bumped".split()
+)
 _SCHEDULE_GATES = (
     Gate(frozenset("is are happens happen takes take starts start runs run will".split())),
     Gate(_MOVED),
