@@ -30,7 +30,8 @@ HEADER = "---\ndate: {day}\ntype: daily\n---\n\n# {day}\n\n"
 # A pair the rules cannot settle: the same team and room, another weekday. A second
 # meeting, or the meeting moved? The words alone do not say.
 OLD = "Alice's team reviews the budget spreadsheet every Monday morning"
-NEW = "Alice's team now reviews the budget spreadsheet every Monday evening"
+# "now also": an addition or a change? The rules cannot tell (similar, doubtful).
+NEW = "Alice's team now also reviews the budget spreadsheet every Monday evening"
 # A fact no rule places: it lands in facts/general.md unless the model files it.
 UNPLACED = "The spare key for the cottage is under the blue flowerpot by the back door"
 UNPLACED_LINE = f"Remember: {UNPLACED[0].lower()}{UNPLACED[1:]}"  # the fact drops the request

@@ -56,9 +56,13 @@ _LIKE = re.compile(
 _DISLIKE = re.compile(
     r"\b(?:hate[sd]?|dislike[sd]?|can't stand|detest[sd]?)\b|讨厌|不喜欢|受不了", re.I
 )
+# A change said in so many words; not "these days" or "nowadays", which tell a habit.
 _SHIFT = re.compile(
-    r"\b(?:now|nowadays|switched|changed|moved to|instead|no longer|anymore|these days|"
-    r"from now on|as of)\b|现在|改用|换成|换了|搬到|不再|从现在",
+    r"\b(?:now|switched|changed|moved to|instead|no longer|anymore|from now on|as of|"
+    r"(?:since|starting|from) (?:last|next|this) (?:week|month|year)|"
+    r"(?:is|are|was|went|gone|goes) (?:down|up) to|"
+    r"(?:raised|lowered|increased|decreased|dropped|cut) to)\b"
+    r"|现在|改用|换成|换了|换到|搬到|搬家|不再|从现在|改成|改为|改到|提前到|推迟到|升级|调到|变成",
     re.I,
 )
 
@@ -84,7 +88,7 @@ _REPLACED = re.compile(
     + _ARTICLE
     + _GIVEN_UP.format("a")
     + r"|\b(?:switched|changed|moved|went|migrated|swapped|converted|shifted)\s+"
-    r"(?:[\w'-]+\s+){0,2}?from\s+"
+    r"(?:[\w'-]+\s+){0,5}?from\s+"
     + _ARTICLE
     + _GIVEN_UP.format("b")
     + r"|,\s*not\s+(?:the\s+|a\s+)?(?P<c>[^\W\d_][\w'-]*)\s*[.!]?$"
@@ -96,7 +100,8 @@ _REPLACED = re.compile(
     + r"|\breplac(?:ed|ing|es|e)\s+"
     + _ARTICLE
     + _GIVEN_UP.format("h")
-    + r"\s+(?:with|by)\b"
+    + r"(?:\s+(?:with|by)\b|\s*[;.!]|$)"
+    r"|\b(?P<m>[^\W\d_][\w'-]*)\s+(?:is|are)\s+out\b"
     r"|\b(?:sold|ditched|dumped|abandoned|uninstalled|cancel+ed|gave\s+up(?:\s+on)?|"
     r"got\s+rid\s+of|stopped\s+(?:using|drinking|eating|taking|playing))\s+"
     + _ARTICLE
@@ -136,8 +141,10 @@ _G_DISLIKE = Gated(
 _G_SHIFT = Gated(
     _SHIFT,
     Gate(
-        _words("now nowadays switched changed moved instead no anymore these from as"),
-        ("现在", "改用", "换成", "换了", "搬到", "不再", "从现在"),
+        _words("now switched changed moved instead no anymore from as since starting")
+        | _words("down up raised lowered increased decreased dropped cut"),
+        ("现在", "改用", "换成", "换了", "换到", "搬到", "搬家", "不再", "改成", "改为", "改到")
+        + ("提前到", "推迟到", "升级", "调到", "变成"),
     ),
 )
 _G_FILLER = Gated(
@@ -154,12 +161,14 @@ _G_REPLACED = Gated(
     Gate(
         _words("instead rather in switched changed moved went migrated swapped converted not")
         | _words("shifted over off replaced replacing replaces replace sold ditched dumped")
-        | _words("abandoned uninstalled cancelled canceled gave got stopped"),
+        | _words("abandoned uninstalled cancelled canceled gave got stopped out"),
         ("不再", "从", "把", "戒", "卖", "放弃", "退掉"),
     ),
 )
 # The share of an old fact's other words a replacement must keep to restate it.
 RESTATES = 0.5
+# How many more units than the old fact a change said over it may hold.
+_LONGER = 8
 NO_WORDS: frozenset[str] = frozenset()  # one empty set for every fact with no such words
 
 
@@ -311,6 +320,8 @@ def agree(a: str, b: str, attribute: str) -> bool:
         return all(parts_b[k] == v for k, v in parts_a.items() if k in parts_b)
     if a == b:
         return True
+    if not (a.isascii() and b.isascii()) and (a in b or b in a):
+        return True  # "腾讯" and "腾讯深圳总部": Chinese names have no spaces to split at
     tokens_a, tokens_b = set(a.split()), set(b.split())
     return bool(tokens_a and tokens_b) and (tokens_a <= tokens_b or tokens_b <= tokens_a)
 
@@ -370,6 +381,8 @@ def judge(
     given_up = new.given_up & old.words
     if given_up and not given_up & old.given_up and _restates(new, old, given_up):
         return Match("", similarity, "conflict", "replaces " + ", ".join(sorted(given_up)))
+    if check is None and _updates(new, old):
+        return Match("", similarity, "conflict", "update", True)
     extra = new.units - old.units
     if old.units and extra and old.units <= new.units and cue != "negation flip":
         return Match("", similarity, "subsumes", None, doubtful)
@@ -381,6 +394,22 @@ def judge(
     if similarity >= conflict:
         return Match("", similarity, "similar", cue, cue == "time shift" or doubtful)
     return None
+
+
+def _updates(new: Fact, old: Fact) -> bool:
+    """Whether the new fact says the old one again as a change ("the api repo's default
+    branch is main now", "the deadline changed to 28 June"): a time-shift cue the old fact
+    lacks, at least half of the old fact's units (two or more) restated, and each fact
+    holding units the other does not (the old value, the new one). Doubtful: no slot
+    names what changed."""
+    if not new.shift or old.shift or new.additive:
+        return False
+    if len(new.units) > len(old.units) + _LONGER:  # a long turn sharing words, no restatement
+        return False
+    shared = len(new.units & old.units)
+    if shared < 2 or shared * 2 < len(old.units):
+        return False
+    return not old.units <= new.units and not new.units <= old.units
 
 
 def _cue(new: Fact, old: Fact) -> str | None:
@@ -428,5 +457,5 @@ def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
     fact that says "home")."""
     # CJK units are characters: a given-up word's characters go with it.
     gone = given_up | {char for word in given_up if not word.isascii() for char in word}
-    rest = old.units - gone
-    return not rest or len(rest & new.units) / len(rest) >= RESTATES
+    rest = _stems(old.units - gone)
+    return not rest or len(rest & _stems(new.units)) / len(rest) >= RESTATES

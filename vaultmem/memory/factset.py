@@ -87,6 +87,8 @@ class _Held:
             return True
         if new.given_up and not new.given_up.isdisjoint(self.words):
             return True
+        if new.shift and not self.shift:  # maybe a change said over the old fact's words
+            return True
         units = self.words if self.units is None else self.units
         # One holds the other's units when the units both hold are all of one's (each
         # tuple's units are distinct). Counted, not tested with ``issubset``, which makes

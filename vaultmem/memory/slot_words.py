@@ -136,6 +136,16 @@ RESIDENCE = (
         r"(?P<value>[^，。！？；,.!?;]+)"
     ),
 )
+# "lived in Tokyo for two years", "worked at Google in my twenties": a stay that ended.
+SPENT = re.compile(
+    r"(?i:\b(?:lived|resided|worked|was based|were based|was working)\b)|住过|工作过"
+)
+PAST_SPAN = re.compile(
+    r"(?i:\bfor\s+(?:[\w-]+\s+){0,2}?(?:years?|months?|weeks?|decades?)\b"
+    r"|\bin my (?:teens|twenties|thirties|forties|fifties|20s|30s|40s|50s)\b|\bback in\b"
+    r"|\bin (?:19|20)\d\d\b|\bwhen (?:I|we|he|she|they) (?:was|were)\b"
+    r"|\bas a (?:kid|child|student|teenager)\b|\bduring\b|\buntil\b)|小时候|那几年|那时候"
+)
 RESIDENCE_FROM = re.compile(
     r"(?i:\bmov(?:ed|e|ing)(?: back| away)?\s+from\s+)(?P<value>[^,.;!?]+?)(?i:\s+to\b)"
     r"|从(?P<cjk>[^，。！？；,.!?;]{1,8}?)搬到"
@@ -209,9 +219,13 @@ ROLE_PATTERNS = (
     ),
     re.compile(_ROLE_ORG + r"(?i:\s+is\s+(?:now\s+)?(?:led|run|headed)\s+by\s+)" + _HOLDER),
     re.compile(
-        r"(?i:\bmy\s+(?:new\s+|current\s+)?)" + _ROLE + r"(?i:\s+is(?:\s+now)?\s+)" + _HOLDER
+        r"(?i:\b(?:my|our)\s+(?:new\s+|current\s+)?)"
+        + _ROLE
+        + r"(?i:\s+is(?:\s+now)?\s+)"
+        + _HOLDER
     ),
     re.compile(_HOLDER + r"(?i:\s+is\s+(?:now\s+)?my\s+(?:new\s+)?)" + _ROLE + r"\b"),
+    re.compile(r"(?i:\b(?:my|our|a)\s+new\s+)" + _ROLE + r",?\s+" + _HOLDER),
     re.compile(r"\bI\s+(?i:now\s+)?(?P<role>(?i:report))(?i:s|ed)?(?i:\s+to\s+)" + _HOLDER),
     re.compile(
         rf"(?P<holder>{_CJK_NAME}?)是(?P<org>[^\s，。是]{{1,12}}?)的(?:新)?(?:任)?{_CJK_ROLE}"
@@ -398,7 +412,7 @@ AREA = re.compile(
 AREA_OF = {"front end": "frontend", "front-end": "frontend", "back end": "backend"}
 AREA_OF |= {"back-end": "backend", "production": "prod"}
 # A project, team or service named in Chinese: "天穹项目", "北斗团队".
-CJK_PROJECT = re.compile(r"(?P<name>[\u4e00-\u9fff]{2,6}?)(?:项目|团队|小组|系统|服务|平台)")
+CJK_PROJECT = re.compile(r"(?P<name>[\u4e00-\u9fff]{2,6}?)(?:项目|团队|小组|组|系统|服务|平台)")
 NOT_A_CJK_PROJECT = frozenset("我们 咱们 你们 他们 这个 那个 这 那 整个 新 老 公司 我们的".split())
 ADDRESS = re.compile(
     r"(?<!email )(?<!e-mail )(?i:\b(?:home |postal |mailing |new |street )?address)\s*"

@@ -119,7 +119,7 @@ def _residence(sentence: str) -> Iterator[Slot]:
             if not value:
                 continue
             clause = clause_before(sentence, match.start())
-            negated = takes_back(clause) or bool(match.group("past"))
+            negated = takes_back(clause) or bool(match.group("past")) or _spent(match, sentence)
             yield Slot(subject_before(sentence[: match.start()]), "residence", value, negated)
     for match in w.RESIDENCE_FROM.finditer(sentence):
         value = _place(match.group("value") or match.group("cjk"))
@@ -166,8 +166,14 @@ def _employer(sentence: str) -> Iterator[Slot]:
             if not value or value in w.NOT_AN_EMPLOYER:
                 continue
             subject = subject_before(sentence[: match.start()])
-            negated = takes_back(clause_before(sentence, match.start()))
+            negated = takes_back(clause_before(sentence, match.start())) or _spent(match, sentence)
             yield Slot(subject, "employer", value, negated)
+
+
+def _spent(match: re.Match[str], sentence: str) -> bool:
+    """Whether a stay or a job is told as over: "lived in Tokyo for two years", "worked at
+    Google in my twenties"."""
+    return bool(w.SPENT.search(match.group())) and bool(w.PAST_SPAN.search(sentence, match.start()))
 
 
 def _roles(sentence: str) -> Iterator[Slot]:
