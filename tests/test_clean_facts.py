@@ -353,6 +353,9 @@ def test_next_time_alone_is_a_plan_not_a_decision_or_a_lesson(vault: Vault) -> N
         ("Sarah and I went hiking", ["Sarah"]),
         ("Alice对花生过敏", ["Alice"]),
         ("我的同事Kevin住在深圳", ["Kevin"]),
+        ("Dinner with Tom and Priya on Saturday", ["Tom", "Priya"]),
+        ("Met Ann, Bo and Cy for lunch", ["Ann", "Bo", "Cy"]),
+        ("Lunch with Alice and Google folks", ["Alice"]),
     ],
 )
 def test_a_person_needs_evidence(words: str, found: list[str]) -> None:

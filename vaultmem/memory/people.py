@@ -91,6 +91,12 @@ _CONTEXT = re.compile(
     rf"present|heard|reply)s?\s+from|(?:my|our|his|her|their)\s+(?:{_RELATIONS})|"
     rf"(?:{_RELATIONS})|mr|mrs|ms|miss|dr|prof|sir|dear)\b\.?,?\s+|@)({_FULL})"
 )
+# One more name after a person's ("with Tom and Priya"), unless it names a group ("and
+# Google folks").
+_AND_NAME = re.compile(
+    rf"(?:\s*,\s*(?:and\s+)?|\s+(?:and|&)\s+)({_FULL})"
+    r"(?!\s+(?:team|folk|people|guy|engineer|staff|crew|office|group|user|customer)s?\b)"
+)
 _AFTER = re.compile(rf"({_FULL})\s*(?:{_PERSON_VERBS})\b|({_FULL})(?:{_ZH_VERBS})")
 _ZH_CONTEXT = re.compile(rf"(?:我的|我)(?:{_ZH_RELATIONS})\s*({_FULL})")
 # Capitalised words that start sentences or follow "with"/"to" and are no one.
@@ -146,6 +152,11 @@ def people(text: str, known: Iterable[str] = ()) -> list[str]:
             group = next((i for i in range(1, (pattern.groups or 0) + 1) if match[i]), None)
             if group is not None:
                 found.append((match.start(group), match[group]))
+                if pattern is _CONTEXT:  # "dinner with Tom and Priya", "met Ann, Bo and Cy"
+                    end = match.end(group)
+                    while (more := _AND_NAME.match(text, end)) is not None:
+                        found.append((more.start(1), more[1]))
+                        end = more.end(1)
     known_set = known if isinstance(known, (set, frozenset)) else set(known)
     for match in candidates if known_set else []:  # a lookup per name, not a search per known name
         whole, first = match[0], match[0].split()[0]
