@@ -1,11 +1,14 @@
 """Precision and recall of conflict detection on the labelled pairs, rules alone.
 
-    python bench/conflict_eval.py [tests/data/conflict_pairs.json] [--errors]
+    python bench/conflict_eval.py [tests/data/conflict_pairs.json] [--errors] [--cosines]
 
 Each pair is judged as consolidation judges it: the older fact alone in a ``FactSet``,
 then ``best(newer)`` with the default thresholds; no verdict counts as "compatible".
 Prints one row per label (precision, recall, support) and, with ``--errors``, every pair
-judged wrong. The test ``tests/test_conflict_pairs.py`` asserts on the same figures.
+judged wrong. ``--cosines`` (needs ``vaultmem[embeddings]``) prints, per label, the
+cosines of the default local model over the pairs the rules call compatible: whether an
+embedding could tell what the rules miss (docs/scoring.md). The test
+``tests/test_conflict_pairs.py`` asserts on the same figures.
 """
 
 from __future__ import annotations
@@ -74,6 +77,27 @@ def main(argv: list[str]) -> None:
         for j in judged:
             if j.label != j.predicted:
                 print(f"{j.label} -> {j.predicted}: {j.old!r} / {j.new!r}")
+    if "--cosines" in argv:
+        cosines(judged)
+
+
+def cosines(judged: list[Judged]) -> None:
+    from vaultmem.config import EmbeddingsConfig
+    from vaultmem.embeddings.embedders import load_embedder
+
+    embedder = load_embedder(EmbeddingsConfig())
+    if embedder is None:
+        raise SystemExit("no embedder: install vaultmem[embeddings]")
+    missed = [j for j in judged if j.predicted == "compatible"]
+    old = embedder.embed_passages([j.old for j in missed])
+    new = embedder.embed_passages([j.new for j in missed])
+    print(f"cosines ({embedder.name}) of the pairs the rules call compatible:")
+    for label in LABELS:
+        found = sorted(
+            float(a @ b) for j, a, b in zip(missed, old, new, strict=True) if j.label == label
+        )
+        if found:
+            print(f"  {label}: {len(found)} pairs, {found[0]:.3f} to {found[-1]:.3f}")
 
 
 if __name__ == "__main__":
