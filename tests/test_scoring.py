@@ -23,6 +23,8 @@ from vaultmem.memory.scoring import entities, score
         ("我们团队已经改用飞书来沟通", "status change"),
         ("I am stepping out for lunch right now", "temporary"),
         ("The build server is in the basement room", "general fact"),
+        ("My phone number is +49 151 2345 6789", "identity"),
+        ("我的手机号是 13800138000", "identity"),
     ],
 )
 def test_classes(text: str, kind: str) -> None:
@@ -34,6 +36,8 @@ def test_classes(text: str, kind: str) -> None:
     [
         ("Please remember the wifi name is Orchard", "asked to remember"),
         ("记住，以后都用中文回复我", "asked to remember"),
+        ("FYI the staging database password rotates every 90 days", "asked to remember"),
+        ("Please note the office closes at 6 on Fridays", "asked to remember"),
         ("The quote came to $40 for the whole set", "money"),
         ("这个项目预算是 5 万元左右吧", "money"),
         ("这次采购一共花了 100 元人民币", "money"),
