@@ -114,6 +114,22 @@ def test_a_scope_only_one_fact_names_is_a_doubtful_conflict() -> None:
     assert sure is not None and (sure.key, sure.verdict, sure.doubtful) == ("b", "conflict", False)
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I wake up at 6:00 on weekdays", "I now wake up at 7:15 on weekdays"),
+        ("每周三晚上七点上瑜伽课。", "瑜伽课改到每周四晚上八点了。"),
+        ("我一般晚上十二点睡觉。", "我现在晚上十点半睡。"),
+    ],
+)
+def test_a_routine_with_its_time_first_or_ones_own_is_a_schedule(old: str, new: str) -> None:
+    facts = FactSet()
+    facts.add("old", old)
+    match = facts.best(new, 0.8, 0.5)
+    assert match is not None and match.verdict == "conflict", match
+    assert match.signal is not None and match.signal.startswith("time:"), match
+
+
 def test_a_change_said_over_the_old_facts_words_is_a_doubtful_conflict() -> None:
     """A cue ("now") with most of the old fact said again and one value for another is a
     change no slot names: a conflict, doubtful (an LLM pass may judge it again). With

@@ -305,9 +305,12 @@ def _same_slot(new: Slot, old: Slot) -> bool | None:
 
 
 def _same_head(a: str, b: str) -> bool:
-    """Whether one subject is the other with words before it ("my team standup" and
+    """Whether one subject is the other with words around it ("my team standup" and
     "standup"): maybe the same thing, named more or less fully."""
     short, long = sorted((a, b), key=len)
+    if not short.isascii() and not long.isascii():
+        # No spaces in Chinese: "周会" / "项目周会", "睡" / "睡觉"; not "老陈" / "老陈的女儿".
+        return long.endswith(short) or (long.startswith(short) and "的" not in long)
     return " " not in short and "'" not in short and long.endswith(" " + short)
 
 

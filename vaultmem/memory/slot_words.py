@@ -313,7 +313,20 @@ SCHEDULE_PATTERNS = (
     ),
     re.compile(
         r"(?P<event>[^\s，。！？；,.!?;]{1,10}?)(?:改到了?|改在|改成了?|挪到了?|推迟到了?|提前到了?|"
-        r"调到了?|换到了?|定在|在|是)" + _WHEN
+        r"调到了?|换到了?|定在|(?<![现正存实])在|是)" + _WHEN
+    ),
+    # A routine of one's own: "I wake up at 6:00", "I usually go to bed around 11pm".
+    re.compile(
+        r"(?i:\b(?:I|we)\s+(?:usually\s+|normally\s+|always\s+|now\s+|generally\s+)?)"
+        r"(?P<event>(?i:wake up|get up|go to bed|go to sleep|work out|eat lunch|have lunch|"
+        r"eat dinner|have dinner|start work|finish work|leave work))\s+(?i:at|around|by)\s+" + _WHEN
+    ),
+    # The time first, then what happens: "每周三晚上七点上瑜伽课", "我一般晚上十二点睡觉".
+    re.compile(
+        r"(?P<value>(?:每周|每个?星期|每个?礼拜|每天|每晚|周|星期|礼拜)?[一二三四五六日天]?"
+        r"(?:早上|上午|中午|下午|晚上|傍晚)?[零一二两三四五六七八九十\d]{1,3}[点點]"
+        r"(?:半|[零一二三四五六七八九十\d]{1,3}分?)?)(?:钟)?(?:开始)?(?:上|开|去|有|参加|做)?"
+        r"(?P<event>[\u4e00-\u9fff]{1,6}?)(?=[，。！？；,.!?;了]|$)"
     ),
 )
 NOT_AN_EVENT = frozenset("it this that there here what which who 这 那".split())

@@ -315,6 +315,8 @@ def _clock(text: str) -> str:
         late = (match.groupdict().get("ampm") or "").casefold()
         if late in ("p", "下午", "晚上", "傍晚") and hour < 12:
             hour += 12
+        elif late in ("a", "晚上") and hour == 12:  # 12am, 晚上十二点: midnight
+            hour = 0
         return f"{hour}:{30 if minute == '半' else w.number(minute):02d}"
     return ""
 
@@ -477,4 +479,6 @@ _SCHEDULE_GATES = (
     Gate(_MOVED),
     Gate(_MOVED),
     _parts("改到|改在|改成|挪到|推迟到|提前到|调到|换到|定在|在|是"),
+    Gate(frozenset("wake get go work eat have start finish leave".split())),
+    _parts("点|點"),
 )
