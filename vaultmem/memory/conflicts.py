@@ -11,16 +11,19 @@ Two readings of a pair of facts, rules only (no model, no network):
   one-line documents); the higher counts. A contradiction cue counts only when the two
   facts say the same thing but for it: a negation flip ("not", "no longer", "不", "没") or
   a preference change (like / hate, 喜欢 / 讨厌) over the same words, or an explicit
-  replacement ("instead of X", "switched from X to", ", not X") naming a word of the old
-  fact. A time shift alone ("now", "switched", "现在") is not enough: "I now also play
-  chess" does not undo "I play tennis"; such pairs are *doubtful*.
+  replacement ("instead of X", "switched from X to", "took over from X", "从X换成")
+  naming a word of the old fact, the rest of it said again. A change cue ("now",
+  "changed", "现在") over half of the old fact's words, each fact with words of its own,
+  is a *doubtful* conflict ("the default branch is main now" / "... is master"); with
+  "also" it is not: "I now also play chess" does not undo "I play tennis".
 
 The verdicts, for the closest earlier fact: ``conflict`` (the new fact supersedes the old),
 ``subsumes`` (the new one says all the old one says and more: it supersedes it and cites
 both sources), ``duplicate`` (it adds nothing: a repeat), ``similar`` (close, neither).
 ``Match.doubtful`` marks a verdict the rules are unsure of: same subject and attribute but
 a scope only one fact names ("Python 3.12" against "Atlas runs on Python 3.11"), a pronoun
-subject, or a time-shift cue alone; an optional LLM pass may re-judge those.
+subject or one named more fully, a change no slot names, or a time-shift cue with "also";
+an optional LLM pass may re-judge those. ``factset.py`` finds the closest earlier fact.
 """
 
 from __future__ import annotations
@@ -166,7 +169,7 @@ _G_REPLACED = Gated(
     ),
 )
 # The share of an old fact's other words a replacement must keep to restate it.
-RESTATES = 0.5
+_RESTATES = 0.5
 # How many more units than the old fact a change said over it may hold.
 _LONGER = 8
 NO_WORDS: frozenset[str] = frozenset()  # one empty set for every fact with no such words
@@ -454,11 +457,11 @@ def _stems(found: frozenset[str]) -> set[str]:
 
 
 def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
-    """Whether the new fact says the old one again with the given-up words replaced:
-    the old fact's other words nearly all in it ("I drive a Toyota" / "I drive a Tesla
-    now instead of the Toyota"; not "since I moved from my home country" against any
-    fact that says "home")."""
+    """Whether the new fact says the old one again with the given-up words replaced: at
+    least half of the old fact's other words in it, compared by stem ("I drive a Toyota"
+    / "I drive a Tesla now instead of the Toyota"; not "since I moved from my home
+    country" against any fact that says "home")."""
     # CJK units are characters: a given-up word's characters go with it.
     gone = given_up | {char for word in given_up if not word.isascii() for char in word}
     rest = _stems(old.units - gone)
-    return not rest or len(rest & _stems(new.units)) / len(rest) >= RESTATES
+    return not rest or len(rest & _stems(new.units)) / len(rest) >= _RESTATES
