@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -266,18 +267,21 @@ def build(
             missing.append((rowid, chunk_id))
         else:
             kept.append((rowid, chunk_id, position))
-    new_ids, new_keys, vectors = _fetch(conn, store, model, dim, missing)
+    new_ids, new_keys, fresh = _fetch(conn, store, model, dim, missing)
     old_rows = np.array([p for _, _, p in kept], dtype=np.intp)
     ids = np.array([i for i, _, _ in kept] + new_ids, dtype=np.int64)
     keys = np.array([k for _, k, _ in kept] + new_keys, dtype=_KEY)
-    fresh = np.asarray(vectors, dtype=np.float32).reshape(-1, dim)
-    q_rows, q_scale = _quantise(fresh)
+    # The new vectors stay float16, as stored, and are widened a block at a time: at
+    # 226,000 of them, float32 copies and their temporaries took 1.7 GB.
+    quantised = [_quantise(block) for block in _widened(fresh, dim)]
+    q_rows = np.concatenate([q for q, _ in quantised])
+    q_scale = np.concatenate([s for _, s in quantised])
     count = len(old_rows) + len(fresh)
     if old is not None and len(old_rows) and old.mean_of / 2 <= count <= old.mean_of * 2:
         mean, mean_of = np.asarray(old.mean), old.mean_of
         rows = np.concatenate([old.rows[old_rows], q_rows])
         scale = np.concatenate([old.scale[old_rows], q_scale])
-        bits = np.concatenate([old.bits[old_rows], _sign_bits(fresh - mean)])
+        bits = np.concatenate([old.bits[old_rows], _bits_about(fresh, mean, dim)])
     elif old is not None and len(old_rows):
         # The vault doubled or halved since the mean was taken: bits centred on a stale
         # mean split the rows less evenly, and the sign pass finds fewer true neighbours.
@@ -286,8 +290,9 @@ def build(
         mean, bits = _centred_bits(rows, scale, dim)
         mean_of = count
     else:
-        mean = fresh.mean(axis=0) if len(fresh) else np.zeros(dim, np.float32)
-        rows, scale, bits, mean_of = q_rows, q_scale, _sign_bits(fresh - mean), count
+        total = sum((b.sum(axis=0, dtype=np.float64) for b in _widened(fresh, dim)), np.zeros(dim))
+        mean = (total / max(len(fresh), 1)).astype(np.float32)
+        rows, scale, bits, mean_of = q_rows, q_scale, _bits_about(fresh, mean, dim), count
     order = np.argsort(ids, kind="stable")
     return VectorMatrix(
         model,
@@ -304,12 +309,28 @@ def build(
     )
 
 
+_BLOCK = 20_000  # rows widened to float32 at a time
+
+
+def _widened(halves: npt.NDArray[np.float16], dim: int) -> Iterator[Matrix]:
+    """float16 rows as float32, a block at a time (one empty block when there are none)."""
+    if not len(halves):
+        yield np.zeros((0, dim), np.float32)
+    for start in range(0, len(halves), _BLOCK):
+        yield halves[start : start + _BLOCK].astype(np.float32)
+
+
+def _bits_about(halves: npt.NDArray[np.float16], mean: Matrix, dim: int) -> npt.NDArray[np.uint64]:
+    """The sign bits of float16 rows about ``mean``, a block at a time."""
+    return np.concatenate([_sign_bits(block - mean) for block in _widened(halves, dim)])
+
+
 def _centred_bits(
     rows: npt.NDArray[np.int8], scale: npt.NDArray[np.float32], dim: int
 ) -> tuple[Matrix, npt.NDArray[np.uint64]]:
     """The mean of the int8 rows (as floats) and their sign bits about it, in blocks so a
     large matrix is never held in float32 whole."""
-    block = 20_000
+    block = _BLOCK
     total = np.zeros(dim, np.float64)
     for start in range(0, len(rows), block):
         part = rows[start : start + block].astype(np.float32) * scale[start : start + block, None]
@@ -331,10 +352,12 @@ def _fetch(
     model: str,
     dim: int,
     wanted: list[tuple[int, str]],
-) -> tuple[list[int], list[str], list[Matrix]]:
+) -> tuple[list[int], list[str], npt.NDArray[np.float16]]:
+    """The ids, chunk ids and vectors (float16 rows, as stored) of the wanted chunks that
+    have one."""
     ids: list[int] = []
     keys: list[str] = []
-    vectors: list[Matrix] = []
+    vectors = np.empty((len(wanted), dim), np.float16)
     for start in range(0, len(wanted), 500):
         part = dict(wanted[start : start + 500])
         marks = ",".join("?" * len(part))
@@ -346,10 +369,10 @@ def _fetch(
         for rowid, digest in digests.items():
             # A vector of another dimension is left over from before the model changed.
             if digest in found and found[digest].shape == (dim,):
+                vectors[len(ids)] = found[digest]
                 ids.append(rowid)
                 keys.append(part[rowid])
-                vectors.append(found[digest])
-    return ids, keys, vectors
+    return ids, keys, vectors[: len(ids)]
 
 
 def _quantise(rows: Matrix) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
