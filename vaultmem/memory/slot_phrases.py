@@ -5,8 +5,6 @@ clause takes the value back ("no longer", "used to", "不再")."""
 
 from __future__ import annotations
 
-import re
-
 from . import slot_words as w
 
 OWNER = "owner"
@@ -85,7 +83,7 @@ def cjk_subject(before: str) -> str:
         return OWNER
     if clause in w.CJK_PRONOUNS:
         return UNKNOWN
-    first = re.split(r"[和跟与]", clause, maxsplit=1)[0]  # "小张和女朋友" (分手了): 小张
+    first = w.CJK_AND.split(clause, maxsplit=1)[0]  # "小张和女朋友" (分手了): 小张
     if first and first != clause:
         return cjk_subject(first)
     return clean_name(w.CJK_ORG_SUFFIX.sub("", clause))

@@ -62,6 +62,7 @@ CJK_TIME_END = re.compile(
     r"(?:[一二三四五六七八九十\d]{1,3}月(?:[一二三四五六七八九十\d]{1,3}[日号])?|[上下这本]个?(?:周|星期|月)"
     r"|[昨今明前]天|[去今明前]年|周[一二三四五六日末])$"
 )
+CJK_AND = re.compile(r"[和跟与]")  # "小张和女朋友": the first named is the subject
 CJK_ORG_SUFFIX = re.compile(r"(?:项目|团队|小组|组|部门|project|team)$", re.I)
 FREQUENCY = frozenset(
     "weekly daily monthly yearly annual biweekly regular usual new next our".split()

@@ -236,16 +236,19 @@ def _context(sentence: str, software: str) -> str:
 
 
 def _project(sentence: str, exclude: set[str]) -> str:
-    """The project a sentence is about: a capitalised name that is not a known tool, a
-    common word at the start of a sentence, a month or a weekday."""
+    """The project a sentence is about: its first name (``_names``)."""
+    return next(_names(sentence, exclude), "")
+
+
+def _names(sentence: str, exclude: set[str]) -> Iterator[str]:
+    """The capitalised names of a sentence, in order, that are not a known tool, a common
+    word at the start of a sentence, a month or a weekday."""
     for match in w.CAPITALISED.finditer(sentence):
         name = normal(match.group())
         if name in exclude or name in w.KIND_OF or name in w.PURPOSE_OF:
             continue
-        if w.NOT_A_PROJECT.fullmatch(name):
-            continue
-        return name
-    return ""
+        if not w.NOT_A_PROJECT.fullmatch(name):
+            yield name
 
 
 def _scope(sentence: str, exclude: set[str]) -> str:
@@ -349,9 +352,8 @@ def _contact_subject(before: str) -> str:
     if not found:
         if w.CJK.search(before):  # "妈妈换了新号码": who comes before the verb
             return cjk_subject(w.CJK_CONTACT_VERB.split(before)[0])
-        names = [m.group() for m in w.CAPITALISED.finditer(before)]
-        name = next((n for n in reversed(names) if _project(n, set())), "")  # the nearest
-        return clean_name(name) if name else OWNER
+        names = list(_names(before, set()))
+        return clean_name(names[-1]) if names else OWNER  # the nearest
     word = found[-1].group("whose")  # the nearest one
     lowered = word.casefold()
     if lowered in w.POSSESSIVE_OWNER or lowered in w.FIRST_PERSON or word.startswith("我"):
