@@ -224,9 +224,9 @@ def units(text: str, line: Line | None = None) -> frozenset[str]:
 
 def _core(text: str, found: frozenset[str], line: Line) -> frozenset[str]:
     """The units of a statement without its stance (like, hate; negations are never
-    units), from its ``units``."""
+    units), from its ``units``, as stems: "I enjoy running" / "I hate my runs"."""
     stance = " ".join(m.group() for p in (_G_LIKE, _G_DISLIKE) for m in p.finditer(text, line))
-    return found - units(stance) if stance else found
+    return _stems(found - units(stance) if stance else found)
 
 
 def _polarity(text: str, line: Line) -> bool | None:
@@ -340,7 +340,7 @@ class Fact:
     words: frozenset[str]
     slots: list[Slot] = field(default_factory=list)
     units: frozenset[str] = frozenset()
-    core: frozenset[str] = frozenset()  # units without stance: like, hate, not
+    core: frozenset[str] = frozenset()  # units without stance (like, hate, not), as stems
     negated: bool = False
     likes: bool | None = None
     shift: bool = False
@@ -430,30 +430,32 @@ def _cue(new: Fact, old: Fact) -> str | None:
 
 
 def _same_core(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Whether two statements say the same but for their stance: one's words nearly all
+    """Whether two statements say the same but for their stance (``a``, ``b``: their
+    ``core``, stemmed when read, as a fact is compared with many): one's words nearly all
     in the other, and at least half of all their words shared ("I drink coffee every
     morning" / "I no longer drink coffee"; not a short thank-you against a long turn
     that shares its few words)."""
     if not a or not b:
         return False
-    one, other = _stems(a), _stems(b)  # "I enjoy running" / "I hate my runs"
-    shared = len(one & other)
-    return max(shared / len(one), shared / len(other)) >= 0.75 and shared / len(one | other) >= 0.5
+    shared = len(a & b)
+    return max(shared / len(a), shared / len(b)) >= 0.75 and shared / len(a | b) >= 0.5
 
 
-def _stems(found: frozenset[str]) -> set[str]:
+def _stems(found: frozenset[str]) -> frozenset[str]:
     """Latin words without "-ing" or "-ed" (a doubled last consonant undone); the plural
-    "s" is gone already."""
-    stems = set()
-    for word in found:
-        for ending in ("ing", "ed"):
-            if word.isascii() and word.endswith(ending) and len(word) - len(ending) >= 3:
-                word = word[: -len(ending)]
-                if word[-1] == word[-2] and word[-1] not in "aeiousl":
-                    word = word[:-1]
-                break
-        stems.add(word)
-    return stems
+    "s" is gone already. ``found`` itself when no word changes (one set held, not two)."""
+    stems = frozenset(map(_stem, found))
+    return found if stems == found else stems
+
+
+def _stem(word: str) -> str:
+    for ending in ("ing", "ed"):
+        if word.isascii() and word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[: -len(ending)]
+            if word[-1] == word[-2] and word[-1] not in "aeiousl":
+                word = word[:-1]
+            return intern(word)
+    return word
 
 
 def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:

@@ -11,7 +11,6 @@ are ruled out by bounds before any weighing (``_Ceiling``, ``_Held.may_relate``)
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -205,34 +204,40 @@ class FactSet:
         postings = self._postings
         shared = [w for w in new.words if 0 < len(postings.get(w, ())) <= _MAX_POSTING]
         rare = sorted(shared, key=lambda w: (len(postings[w]), w))[:4]
-        found.update(dict.fromkeys(_most_shared([postings[w] for w in rare], _MAX_CANDIDATES)))
+        lists = [postings[w] for w in rare]
+        found.update(dict.fromkeys(_most_shared(lists, self._order, _MAX_CANDIDATES)))
         return list(found)
 
 
-def _most_shared(lists: list[list[str]], limit: int) -> list[str]:
-    """The ``limit`` keys found in most of the lists, ties in key order: the first
-    ``limit`` of all their keys sorted by (lists holding the key, descending; key). The
-    lists are postings of up to _MAX_POSTING facts each, holding a key at most once.
-    Set operations in C find the keys in two or more lists (few), and only those are
-    counted and sorted; the rest, each in one list, fill up with their smallest keys,
-    taken from a heap (a run over a large vault asks this of every new fact, and most of
-    the thousands of keys are in one list: sorting them all took most of the time)."""
+def _most_shared(lists: list[list[str]], order: dict[str, int], limit: int) -> list[str]:
+    """Up to ``limit`` keys of the lists (each a posting in the order its keys were added,
+    rarest word first, holding a key at most once): those in most lists first, newest
+    first among equals; then the newest of the rest, the rarest word's first.
+
+    A run over a large vault asks this of every new fact, and most of the thousands of
+    keys are in one list: set operations in C find the few in two or more (no set is made
+    of the longest list, only looked up in), and the rest are taken in list order, not
+    sorted."""
     seen: set[str] = set()
     shared: set[str] = set()  # in two or more lists
-    for keys in lists:
+    for number, keys in enumerate(lists):
         if seen:
             shared.update(seen.intersection(keys))
-        seen.update(keys)
-    if len(seen) <= limit:
-        shared = seen  # every key is ranked: count them all
+        if number < len(lists) - 1:
+            seen.update(keys)
     counts: Counter[str] = Counter()
-    for keys in lists:
+    for keys in lists if shared else ():
         counts.update(shared.intersection(keys))
-    ranked = sorted(shared, key=lambda k: (-counts[k], k))[:limit]
-    if len(ranked) < limit:  # the rest are in one list each: the smallest keys of those
-        single = list(seen - shared)
-        heapq.heapify(single)
-        ranked += [heapq.heappop(single) for _ in range(min(limit - len(ranked), len(single)))]
+    ranked = sorted(shared, key=lambda k: (-counts[k], -order[k]))[:limit]
+    if len(ranked) == limit:
+        return ranked
+    chosen = set(ranked)  # every key in two or more lists: the rest are each in one
+    for keys in lists:
+        for key in reversed(keys):
+            if key not in chosen:
+                ranked.append(key)
+                if len(ranked) == limit:
+                    return ranked
     return ranked
 
 

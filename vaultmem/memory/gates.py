@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 _FOLD = str.maketrans({"İ": "i", "ı": "i", "ſ": "s"})
 _TOKEN = re.compile(r"\w+")
@@ -33,22 +34,32 @@ def fold(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """A line as the gates read it: folded, its words, whether it holds a digit."""
+    """A line as the gates read it: folded, its words, whether it holds a digit, whether
+    it is all ASCII (no CJK cue can be in it)."""
 
     folded: str
     tokens: frozenset[str]
     digit: bool
+    ascii: bool
 
     @classmethod
     def of(cls, text: str) -> Line:
-        folded = fold(text)
-        return cls(folded, frozenset(_TOKEN.findall(folded)), _DIGIT.search(text) is not None)
+        return _line_of(text)
 
     @classmethod
     def lowered(cls, text: str) -> Line:
         """A line for gates of ``parts`` (and digits) only, matched in ``text`` as it is:
         for patterns searched in text the caller has lower-cased already."""
-        return cls(text, frozenset(), _DIGIT.search(text) is not None)
+        return cls(text, frozenset(), _DIGIT.search(text) is not None, text.isascii())
+
+
+# A few lines kept: scoring, a fact's readings, its dates and likelihood each read the
+# same admitted line.
+@lru_cache(maxsize=8)
+def _line_of(text: str) -> Line:
+    folded = fold(text)
+    tokens = frozenset(_TOKEN.findall(folded))
+    return Line(folded, tokens, _DIGIT.search(text) is not None, folded.isascii())
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +70,11 @@ class Gate:
     words: frozenset[str] = frozenset()
     parts: tuple[str, ...] = ()
     digit: bool = False
+    # The parts an all-ASCII line can hold: most lines are, and most parts are CJK cues.
+    ascii_parts: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ascii_parts", tuple(p for p in self.parts if p.isascii()))
 
     def admits(self, line: Line) -> bool:
         if self.digit and line.digit:
@@ -66,7 +82,8 @@ class Gate:
         if not self.words.isdisjoint(line.tokens):
             return True
         folded = line.folded
-        for part in self.parts:  # noqa: SIM110 - a loop: any() makes a generator per call
+        # A loop, not any(): that makes a generator per call.
+        for part in self.ascii_parts if line.ascii else self.parts:  # noqa: SIM110
             if part in folded:
                 return True
         return False
