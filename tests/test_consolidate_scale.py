@@ -24,7 +24,7 @@ from conftest import run_cli, write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
-from vaultmem.memory import consolidate as consolidate_module
+from vaultmem.memory import reading as reading_module
 from vaultmem.memory.facts import parse_entry
 from vaultmem.memory.factset import FactSet, _most_shared
 
@@ -138,13 +138,13 @@ class CountingSet(set[str]):
 def test_known_names_are_not_read_again_for_every_line(
     busy_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_score = consolidate_module.score
+    real_score = reading_module.score
 
     def spy(text: str, weights: Any, known: Any, **options: Any) -> Any:
         return real_score(text, weights, CountingSet(known), **options)
 
     CountingSet.read = 0
-    monkeypatch.setattr(consolidate_module, "score", spy)
+    monkeypatch.setattr(reading_module, "score", spy)
     with Vault(busy_vault) as vault:
         report = vault.consolidate("full", today=DAY)
     assert report.collected == NOTES
@@ -253,3 +253,79 @@ def test_a_parsed_fact_line_is_held_in_little_memory() -> None:
     assert first is not None and first.fields[:2] == [("kind", "event"), ("importance", "0.6")]
     assert first.values("source") == ["[[memory/2024-12-02#^s0-3]]"] and not first.tags
     assert held / len(lines) < 650
+
+
+SAID = [
+    "I live in Berlin",
+    "I moved to Paris last month",
+    "Remember: my dentist is Dr. Chen, on Friday 3pm",
+    "Alice is allergic to peanuts",
+    "Alice is allergic to peanuts and shellfish",
+    "We decided to ship Atlas on Python 3.12",
+    "I no longer drink coffee",
+    "I drink coffee every morning",
+    "我住在上海",
+    "我现在住在北京",
+    "lunch with Tom and Priya about the budget",
+    "my api key is sk-live-abcdefghijklmnopqrstuvwx, keep it",
+    "ok thanks",
+]
+
+
+def varied_notes(root: Path, count: int) -> None:
+    """``count`` daily notes of lines that repeat, contradict and extend each other, with
+    speakers, block ids and none, a sync conflict copy and a note that is no daily note."""
+    rng = random.Random(11)
+    start = dt.date(2026, 1, 1)
+    for n in range(count):
+        day = (start + dt.timedelta(days=n)).isoformat()
+        lines = []
+        for i in range(rng.randint(1, 6)):
+            said = f"{rng.choice(SAID)} ({rng.choice(['', 'again', f'round {n % 7}'])})"
+            block = f" ^m{n}-{i}" if rng.random() < 0.5 else ""
+            speaker = rng.choice(["**user**", "**Caroline**:", ""])
+            lines.append(f"- {speaker} {said}{block}".replace("-  ", "- "))
+        write(root, f"memory/{day}.md", f"# {day}\n\n" + "\n".join(lines) + "\n")
+    write(root, "memory/2026-01-03.sync-conflict-20260104-101010-ABCDEFG.md", "- I live in Rome\n")
+    write(root, "memory/ideas.md", "- I live in Lisbon\n")
+
+
+def test_a_run_read_in_a_child_process_writes_what_one_read_here_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large run reads and scores the daily notes in a forked child (``reading.py``)
+    while it compares facts: the files, the memory log and the report are those of a run
+    that reads them itself."""
+    forks: list[bool] = []
+    real_forked = reading_module.forked
+
+    def spy(produce: Any, batch: int, fork: bool = True) -> Any:
+        forks.append(fork)
+        return real_forked(produce, batch, fork)
+
+    monkeypatch.setattr(reading_module, "forked", spy)
+    results = {}
+    for how, least in (("child", 1), ("here", 10**9)):
+        root = tmp_path / how
+        Vault.init(root)
+        varied_notes(root, 80)
+        monkeypatch.setattr(reading_module, "FORK_MIN_NOTES", least)
+        with Vault(root) as vault:
+            report = vault.consolidate("full", today=DAY)
+        files = {
+            str(path.relative_to(root)): path.read_text(encoding="utf-8")
+            for path in sorted(root.rglob("*.md"))
+            if ".git" not in path.parts
+        }
+        log = [
+            line.split("\t", 1)[1]  # without the time it was written
+            for path in sorted((root / ".vaultmem" / "log").iterdir())
+            for line in path.read_text(encoding="utf-8").splitlines()
+        ]
+        results[how] = (files, log, report.new_facts, report.superseded, report.notices)
+    assert forks == [True, False]
+    child, here = results["child"], results["here"]
+    assert child == here
+    files, log, new_facts, superseded, notices = child
+    assert new_facts > 20 and superseded > 0 and len(log) > new_facts
+    assert any("sync conflict copy" in notice for notice in notices)

@@ -11,10 +11,6 @@ import contextlib
 import itertools
 import os
 import re
-import signal
-import sys
-import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +20,7 @@ from .files import FileStat, read_note
 from .index_write import FileRecord
 from .parse import parse_document
 from .terms import note_names
+from .workers import can_fork, die_with_parent
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -136,8 +133,7 @@ def parallel_map(
 @contextlib.contextmanager
 def _mapper(jobs: int) -> Iterator[Callable[[Iterable[Job]], Iterable[Prepared | None]]]:
     workers = min(os.cpu_count() or 1, 4)
-    forkable = sys.platform == "linux" and threading.active_count() == 1
-    if jobs < PARALLEL_MIN_FILES or workers < 2 or not forkable:
+    if jobs < PARALLEL_MIN_FILES or workers < 2 or not can_fork():
         yield lambda items: map(prepare_file, items)
         return
     import multiprocessing  # imported here: a search or a small update never needs them
@@ -168,38 +164,6 @@ def _batches(items: Iterable[Job], size: int) -> Iterator[list[Job]]:
     it = iter(items)
     while batch := list(itertools.islice(it, size)):
         yield batch
-
-
-# prctl(2) option: the signal the kernel sends this process when its parent dies.
-_PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(parent: int) -> None:
-    """Pool initializer: make a worker end when the process that forked it ends.
-
-    A forked worker inherits the write end of its own task pipe, so it never sees EOF:
-    after a ``kill -9`` of ``vaultmem index`` it would wait for work forever (issue 12).
-    On Linux the kernel kills it (``PR_SET_PDEATHSIG``); the parent pid is checked after
-    asking, in case the parent died before the request took effect. Where ``prctl`` is
-    missing, a thread watches the parent pid instead.
-    """
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        asked = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
-    except (OSError, AttributeError):  # not Linux
-        asked = False
-    if os.getppid() != parent:
-        os._exit(1)
-    if not asked:
-        threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
-
-
-def _exit_when_orphaned(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
 
 
 def _file_date(path: str, frontmatter: dict[str, object]) -> str | None:

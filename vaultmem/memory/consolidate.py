@@ -36,25 +36,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Config
 from ..context import BlockError, block_of, count_tokens, replace_block
-from ..files import FileStat, read_note, scan_notes
-from ..merge import is_conflict_copy
 from ..writes import atomic_write
 from .categories import route
 from .edits import Edits, block_ids
 from .extract import extract
 from .facts import (
-    PLAIN_ROLES,
     Entry,
     Fact,
     daily_date,
     fact_id,
     fact_link,
-    fraction,
-    line_id,
     parse_entries,
     parse_entry,
     render_fact,
-    source_key,
     source_link,
     with_block_id,
     with_fields,
@@ -63,14 +57,12 @@ from .facts import (
 from .factset import FactSet
 from .ledger import Ledger
 from .memory_md import build_block
-from .remember import ECHO_MARKERS, NOISE_PREFIXES
+from .reading import Admitted, Cited, LineReader, note_stats, read_daily, read_notes
 from .report import Report
-from .scoring import entities, likelihood, score
-from .secrets import mask_secrets
+from .scoring import entities
 from .tiers import TIERS, tier
 from .topics import Topic, gather, page_block, page_header
 from .upkeep import FactUpkeep, facts_header
-from .wording import strip_triggers
 
 if TYPE_CHECKING:
     from ..llm import Judge
@@ -125,25 +117,16 @@ class Consolidation(FactUpkeep):
         self,
         folder: str,
         keep: Callable[[str], bool] | None = None,
-        progress: Progress | None = None,
     ) -> Iterator[tuple[str, str, str]]:
         """``(path, text, content hash)`` of the readable notes under a folder (those whose
-        path ``keep`` accepts), in path order, read one at a time: a full run over a large
-        vault never holds every note's text at once. ``progress(done, total)`` is told of
-        each note once the caller is done with it."""
-        found = sorted(scan_notes(self.root, self.config.index.exclude, folder), key=_path)
-        stats = [s for s in found if not s.skip_reason and (keep is None or keep(s.path))]
-        for done, stat in enumerate(stats, 1):
-            if is_conflict_copy(stat.path):  # the other side of a sync conflict: not live
-                self.report.notices.append(f"{stat.path}: a sync conflict copy, left out")
+        path ``keep`` accepts), in path order, read one at a time."""
+        for note in read_notes(
+            self.root, self.config, note_stats(self.root, self.config, folder, keep)
+        ):
+            if note.text is None:
+                self.report.notices.append(note.notice or f"{note.path}: unreadable")
             else:
-                read = read_note(self.root / stat.path, self.config.index.max_file_bytes)
-                if read.text is None:
-                    self.report.notices.append(f"{stat.path}: {read.warnings[0]}")
-                else:
-                    yield stat.path, read.text, read.content_hash
-            if progress is not None:
-                progress(done, len(stats))
+                yield note.path, note.text, note.content_hash
 
     def load_facts(self) -> None:
         """Read every fact line of ``facts/`` and ``archive/``."""
@@ -199,57 +182,39 @@ class Consolidation(FactUpkeep):
                 self.events.append(("distilled", key, ident or fact_id(key)))
 
     def _collect(self, distilled: set[str]) -> None:
-        """Phases 1-4 over every daily note, oldest first."""
+        """Phases 1-4 over every daily note, oldest first: the lines read and scored
+        (``reading.py``, in a child process for a large run), then each admitted one
+        compared with the facts and distilled here."""
         saved = self._read_checkpoint() if self.mode == "daily" else {}
         known: set[str] = {e.casefold() for fact in self.facts for e in entities(fact.text)}
-        for path, text, digest in self.notes(self.daily, progress=self.progress):
-            day = daily_date(path, self.daily)
-            if day is None:
-                continue
-            earlier = saved.get(path)
-            if earlier and earlier.get("hash") == digest:
-                known.update(earlier.get("entities", []))
-                self.checkpoint[path] = earlier
-                continue
-            seen: list[str] = []
-            # The keys of this note's lines dealt with in this run: a key names its note's
-            # date, so no other note's line has it, and a full run need not hold the keys
-            # of all its 200,000 lines at once.
-            here: set[str] = set()
-            for entry in parse_entries(text):
-                if entry.struck or not entry.text or _is_noise(entry.text):
-                    continue
-                names = entities(entry.text)
-                seen += names
-                ident = entry.block_id or line_id(entry.text)
-                key = source_key(day, ident)
-                if key in distilled or key in here:
-                    if entry.block_id is None and key in self.cited:
-                        self._give_block_id(path, entry, ident)
-                    known.update(n.casefold() for n in names)
-                    continue
-                self.report.collected += 1
-                self._admit(path, day, entry, ident, key, known)
-                known.update(n.casefold() for n in names)
-                here.add(key)
-            self.checkpoint[path] = {"hash": digest, "entities": sorted(set(seen))}
+        reader = LineReader(self.config, distilled, set(self.cited), known, saved)
+        stats = note_stats(self.root, self.config, self.daily)
+        for note in read_daily(reader, self.root, stats):
+            if note.notice:
+                self.report.notices.append(note.notice)
+            for line in note.lines:
+                if isinstance(line, Cited):
+                    self._give_block_id(note.path, line.entry, line.ident)
+                else:
+                    self._admit(note.path, note.day, line)
+            self.report.collected += note.collected
+            if note.checkpoint is not None:
+                self.checkpoint[note.path] = note.checkpoint
+            if self.progress is not None:
+                self.progress(note.done, note.total)
 
-    def _admit(
-        self, path: str, day: str, entry: Entry, ident: str, key: str, known: set[str]
-    ) -> None:
-        rated = score(entry.text, self.config.scoring, known, folded=True)
-        value = fraction(entry.field("importance"), rated.value)  # a caller's word wins
-        if rated.dropped or value < self.memory.admit_threshold:
-            return
+    def _admit(self, path: str, day: str, admitted: Admitted) -> None:
         self.report.admitted += 1
+        entry, text, key, confidence = (
+            admitted.entry,
+            admitted.text,
+            admitted.key,
+            admitted.confidence,
+        )
         if entry.block_id is None:
-            self._give_block_id(path, entry, ident)
-        text, _ = mask_secrets(strip_triggers(entry.text))  # the line keeps its words
-        if entry.role and entry.role.casefold() not in PLAIN_ROLES:
-            text = f"{entry.role}: {text}"
-        confidence = likelihood(text)
+            self._give_block_id(path, entry, admitted.ident)
         match = self.factset.best(
-            text, self.memory.duplicate_similarity, self.memory.conflict_similarity
+            admitted.reading, self.memory.duplicate_similarity, self.memory.conflict_similarity
         )
         supersedes = None
         if match is not None and match.doubtful and self.llm is not None:
@@ -283,15 +248,15 @@ class Consolidation(FactUpkeep):
         if match is not None and match.verdict == "subsumes" and supersedes:
             sources += [s for s in self.by_id[match.key].sources if s != key]
         meta = extract(text, _date(day), self.people)
-        target = route(rated, meta, text)
+        target = route(admitted.rated, meta, text)
         if self.llm is not None:  # only a fact the rules could not place is asked about
             target = self.llm.place(text, target)
         new_id = fact_id(key)  # one string for the line, the plan and the log
         line = render_fact(
             text,
             ident=new_id,
-            kind="belief" if confidence is not None else rated.kind,
-            importance=round(value, 2),
+            kind="belief" if confidence is not None else admitted.rated.kind,
+            importance=round(admitted.value, 2),
             sources=sources,
             meta=meta,
             daily_folder=self.daily,
@@ -422,10 +387,6 @@ class Consolidation(FactUpkeep):
         atomic_write(self.root / CHECKPOINT, data.encode("utf-8"))
 
 
-def _path(stat: FileStat) -> str:
-    return stat.path
-
-
 def _rank(path: str, daily_folder: str) -> tuple[int, str]:
     if daily_date(path, daily_folder):
         return (0, path)
@@ -441,8 +402,3 @@ def _date(day: str) -> dt.date | None:
         return dt.date.fromisoformat(day)
     except ValueError:
         return None
-
-
-def _is_noise(text: str) -> bool:
-    lowered = text.lower()
-    return lowered.startswith(NOISE_PREFIXES) or any(m in text for m in ECHO_MARKERS)

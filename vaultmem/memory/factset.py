@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import islice
+from sys import intern
 
 from .conflicts import NO_WORDS, Fact, Match, judge
 from .slots import Slot
@@ -45,15 +46,15 @@ class _Held:
     @classmethod
     def of(cls, fact: Fact) -> _Held:
         return cls(
-            tuple(fact.words),
-            None if fact.units is fact.words else tuple(fact.units),
-            None if fact.core is fact.units else tuple(fact.core),
+            _interned(fact.words),
+            None if fact.units is fact.words else _interned(fact.units),
+            None if fact.core is fact.units else _interned(fact.core),
             tuple(fact.slots),
             fact.negated,
             fact.likes,
             fact.shift,
             fact.additive,
-            tuple(fact.given_up),
+            _interned(fact.given_up),
         )
 
     def fact(self) -> Fact:
@@ -97,6 +98,12 @@ class _Held:
             shared = new.units.intersection(units)
         both = len(shared)
         return both == len(units) or both == len(new.units)
+
+
+def _interned(words: frozenset[str]) -> tuple[str, ...]:
+    """The words, each one string for all the facts that hold it: words read in a child
+    process (``reading.py``) come back as copies, one per batch that held them."""
+    return tuple(map(intern, words))
 
 
 class FactSet:
@@ -154,11 +161,12 @@ class FactSet:
         return max(jaccard, weighted)
 
     def best(
-        self, text: str, duplicate: float, conflict: float, exclude: Iterable[str] = ()
+        self, text: str | Fact, duplicate: float, conflict: float, exclude: Iterable[str] = ()
     ) -> Match | None:
-        """The earlier fact the new text relates to most, with the verdict; ``None`` when
-        none is related (no shared slot, no containment, under ``conflict`` similar)."""
-        new = self._last = Fact.read(text)
+        """The earlier fact the new text (or its ``Fact.read``, when read already) relates
+        to most, with the verdict; ``None`` when none is related (no shared slot, no
+        containment, under ``conflict`` similar)."""
+        new = self._last = text if isinstance(text, Fact) else Fact.read(text)
         if not new.words and not new.slots:
             return None
         skip = set(exclude)

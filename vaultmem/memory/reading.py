@@ -1,0 +1,187 @@
+"""Phases 1 and 2 of a consolidation, note by note: the daily-note lines not yet distilled,
+scored, admitted, and what each admitted line says as a fact (``conflicts.Fact``).
+
+This part of a run depends only on the notes, read in order (a line's score depends on
+the names of the lines before it), never on the facts the run writes. So a run over many
+notes does it in a forked child process (``workers.forked``) while this process compares
+each admitted line with the facts (``consolidate.py``): the two halves of the work on the
+two cores. A small run, or one where forking is unsafe, reads here, to the same result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Config
+from ..files import FileStat, read_note, scan_notes
+from ..merge import is_conflict_copy
+from ..workers import forked
+from .conflicts import Fact
+from .facts import PLAIN_ROLES, Entry, daily_date, fraction, line_id, parse_entries, source_key
+from .remember import ECHO_MARKERS, NOISE_PREFIXES
+from .scoring import Score, entities, likelihood, score
+from .secrets import mask_secrets
+from .wording import strip_triggers
+
+# Below this many daily notes a child process costs more than it saves.
+FORK_MIN_NOTES = 200
+# Notes a child sends at a time.
+_BATCH = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One note of a folder as read: ``text`` None and a ``notice`` when it cannot be."""
+
+    path: str
+    text: str | None
+    content_hash: str
+    notice: str | None
+
+
+def read_notes(root: Path, config: Config, stats: list[FileStat]) -> Iterator[Note]:
+    """The notes ``stats`` names, read one at a time (a full run over a large vault never
+    holds every note's text at once); a sync conflict copy is not live and is not read."""
+    for stat in stats:
+        if is_conflict_copy(stat.path):  # the other side of a sync conflict
+            yield Note(stat.path, None, "", f"{stat.path}: a sync conflict copy, left out")
+            continue
+        read = read_note(root / stat.path, config.index.max_file_bytes)
+        notice = None if read.text is not None else f"{stat.path}: {read.warnings[0]}"
+        yield Note(stat.path, read.text, read.content_hash, notice)
+
+
+def note_stats(
+    root: Path, config: Config, folder: str, keep: Callable[[str], bool] | None = None
+) -> list[FileStat]:
+    """The readable notes under a folder (those whose path ``keep`` accepts), in path
+    order."""
+    found = sorted(scan_notes(root, config.index.exclude, folder), key=_path)
+    return [s for s in found if not s.skip_reason and (keep is None or keep(s.path))]
+
+
+@dataclass(slots=True)
+class Admitted:
+    """A line admitted as a fact: ``text`` is the fact's words (capture request stripped,
+    secrets masked, its speaker's role first), ``reading`` what they say."""
+
+    entry: Entry
+    ident: str
+    key: str
+    rated: Score
+    value: float
+    text: str
+    confidence: float | None
+    reading: Fact
+
+
+@dataclass(slots=True)
+class Cited:
+    """A line dealt with before that a fact cites and that has no block id yet."""
+
+    entry: Entry
+    ident: str
+
+
+@dataclass(slots=True)
+class NoteLines:
+    """What a daily note's lines came to, in line order; ``done`` notes of ``total``."""
+
+    path: str
+    day: str
+    done: int
+    total: int
+    lines: list[Admitted | Cited] = field(default_factory=list)
+    collected: int = 0
+    notice: str | None = None
+    checkpoint: dict[str, Any] | None = None
+
+
+class LineReader:
+    """Reads the daily notes of one run in order, keeping the names seen so far.
+
+    Args:
+        config: the vault's configuration.
+        distilled: source keys of lines dealt with before (logged or cited by a fact).
+        cited: source keys facts cite.
+        known: case-folded names seen before (the facts' names).
+        saved: the checkpoint of a daily run: a note whose hash it has is not read again.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        distilled: set[str],
+        cited: set[str],
+        known: set[str],
+        saved: dict[str, dict[str, Any]],
+    ) -> None:
+        self.config, self.daily = config, config.vault.daily_folder
+        self.distilled, self.cited, self.known, self.saved = distilled, cited, known, saved
+
+    def read_all(self, root: Path, stats: list[FileStat]) -> Iterator[NoteLines]:
+        for done, note in enumerate(read_notes(root, self.config, stats), 1):
+            day = daily_date(note.path, self.daily)
+            lines = NoteLines(note.path, day or "", done, len(stats), notice=note.notice)
+            if note.text is not None and day is not None:
+                self.read(note.text, note.content_hash, lines)
+            yield lines
+
+    def read(self, text: str, digest: str, note: NoteLines) -> None:
+        """Read one daily note's lines into ``note``."""
+        known = self.known
+        earlier = self.saved.get(note.path)
+        if earlier and earlier.get("hash") == digest:
+            known.update(earlier.get("entities", []))
+            note.checkpoint = earlier
+            return
+        seen: list[str] = []
+        # The keys of this note's lines dealt with in this run: a key names its note's
+        # date, so no other note's line has it, and a full run need not hold the keys of
+        # all its 200,000 lines at once.
+        here: set[str] = set()
+        for entry in parse_entries(text):
+            if entry.struck or not entry.text or _is_noise(entry.text):
+                continue
+            names = entities(entry.text)
+            seen += names
+            ident = entry.block_id or line_id(entry.text)
+            key = source_key(note.day, ident)
+            if key in self.distilled or key in here:
+                if entry.block_id is None and key in self.cited:
+                    note.lines.append(Cited(entry, ident))
+            else:
+                note.collected += 1
+                admitted = self._admit(entry, ident, key)
+                if admitted is not None:
+                    note.lines.append(admitted)
+                here.add(key)
+            known.update(n.casefold() for n in names)
+        note.checkpoint = {"hash": digest, "entities": sorted(set(seen))}
+
+    def _admit(self, entry: Entry, ident: str, key: str) -> Admitted | None:
+        rated = score(entry.text, self.config.scoring, self.known, folded=True)
+        value = fraction(entry.field("importance"), rated.value)  # a caller's word wins
+        if rated.dropped or value < self.config.memory.admit_threshold:
+            return None
+        text, _ = mask_secrets(strip_triggers(entry.text))  # the line keeps its words
+        if entry.role and entry.role.casefold() not in PLAIN_ROLES:
+            text = f"{entry.role}: {text}"
+        return Admitted(entry, ident, key, rated, value, text, likelihood(text), Fact.read(text))
+
+
+def read_daily(reader: LineReader, root: Path, stats: list[FileStat]) -> Iterator[NoteLines]:
+    """``reader.read_all``: in a forked child when there are enough notes to pay for it."""
+    return forked(lambda: reader.read_all(root, stats), _BATCH, fork=len(stats) >= FORK_MIN_NOTES)
+
+
+def _path(stat: FileStat) -> str:
+    return stat.path
+
+
+def _is_noise(text: str) -> bool:
+    lowered = text.lower()
+    return lowered.startswith(NOISE_PREFIXES) or any(m in text for m in ECHO_MARKERS)

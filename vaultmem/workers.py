@@ -1,0 +1,121 @@
+"""Work done in forked child processes: when forking is safe, a child that ends with its
+parent, and a generator run in a child while this process consumes what it yields.
+
+Indexing (``prepare.py``) parses notes in a pool of forked workers; consolidation
+(``memory/reading.py``) reads and scores daily-note lines in one forked child while this
+process compares the facts. Both fork only where it is safe: on Linux, from a process
+with no other thread (a forked copy of a process with threads may hold a lock no thread
+of it will ever release). Elsewhere the same work runs in this process, with the same
+results.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+from .errors import VaultmemError
+
+T = TypeVar("T")
+
+# prctl(2) option: the signal the kernel sends this process when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def can_fork() -> bool:
+    """Whether a child may be forked from this process: Linux, and no other thread."""
+    return sys.platform == "linux" and threading.active_count() == 1
+
+
+def die_with_parent(parent: int) -> None:
+    """Make a forked child end when the process that forked it ends.
+
+    A forked worker inherits the write end of its own task pipe, so it never sees EOF:
+    after a ``kill -9`` of ``vaultmem index`` it would wait for work forever (issue 12).
+    On Linux the kernel kills it (``PR_SET_PDEATHSIG``); the parent pid is checked after
+    asking, in case the parent died before the request took effect. Where ``prctl`` is
+    missing, a thread watches the parent pid instead.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        asked = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # not Linux
+        asked = False
+    if os.getppid() != parent:
+        os._exit(1)
+    if not asked:
+        threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True).start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def forked(produce: Callable[[], Iterator[T]], batch: int, fork: bool = True) -> Iterator[T]:
+    """The items ``produce()`` yields, in order, made in a forked child while the caller
+    works on the ones before (``fork`` false, or where forking is unsafe: made here).
+
+    The child sends them in lists of ``batch`` through a pipe, whose small buffer holds
+    it back when it runs ahead: at most a batch or two wait at a time, whatever the
+    length of the run. An error in the child is raised here; a child that dies without a
+    word is a ``VaultmemError``. The child ends when the caller stops early or dies.
+    """
+    if not (fork and can_fork()):
+        yield from produce()
+        return
+    import multiprocessing  # a run too small to fork never needs it
+
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_produce, args=(produce, send, batch, os.getpid()))
+    child.start()
+    send.close()  # the child's copy is its own: EOF here when the child ends
+    try:
+        while True:
+            try:
+                kind, payload = receive.recv()
+            except EOFError:
+                raise VaultmemError("a worker process stopped before its work was done") from None
+            if kind == "error":
+                raise payload
+            if kind == "done":
+                return
+            yield from payload
+    finally:
+        receive.close()
+        if child.is_alive():
+            child.kill()
+        child.join()
+
+
+def _produce(produce: Callable[[], Iterator[T]], send: object, batch: int, parent: int) -> None:
+    """The child's side of ``forked``: send the items in lists, then ``done`` or the error."""
+    from multiprocessing.connection import Connection
+
+    assert isinstance(send, Connection)
+    die_with_parent(parent)
+    try:
+        items: list[T] = []
+        for item in produce():
+            items.append(item)
+            if len(items) >= batch:
+                send.send(("items", items))
+                items = []
+        send.send(("items", items))
+        send.send(("done", None))
+    except Exception as exc:  # the caller raises it: one error, whatever went wrong here
+        try:
+            send.send(("error", exc))
+        except Exception:  # an error that cannot be pickled: its words still can
+            send.send(("error", VaultmemError(f"{type(exc).__name__}: {exc}")))
+    finally:
+        send.close()
