@@ -27,6 +27,7 @@ from vaultmem.cli import cli
 from vaultmem.memory import reading as reading_module
 from vaultmem.memory.facts import parse_entry
 from vaultmem.memory.factset import FactSet, _most_shared
+from vaultmem.memory.reading import People
 
 DAY = dt.date(2026, 11, 22)
 NOTES = 120  # over the 100 daily notes from which a terminal gets a bar
@@ -329,3 +330,35 @@ def test_a_run_read_in_a_child_process_writes_what_one_read_here_does(
     files, log, new_facts, superseded, notices = child
     assert new_facts > 20 and superseded > 0 and len(log) > new_facts
     assert any("sync conflict copy" in notice for notice in notices)
+
+
+def test_a_name_the_reader_learns_from_a_line_not_kept_makes_no_person(vault_path: Path) -> None:
+    """A name is a person by being known only when a kept fact holds it: the reader (which
+    reads ahead, in a child) also learns names from lines the run does not keep, here one
+    that confirms a belief, and such a line is read again with the run's own names."""
+    notes = {
+        "2026-03-01": "I think the Atlas budget review will slip to March",
+        "2026-03-02": "Quinn said the Atlas budget review will slip to March",
+        "2026-03-03": "Quinn approved the hiring plan for the Atlas team",
+    }
+    for day, words in notes.items():
+        write(vault_path, f"memory/{day}.md", f"# {day}\n\n- {words} [importance:: 0.9]\n")
+    with Vault(vault_path) as vault:
+        report = vault.consolidate("full", today=dt.date(2026, 3, 4))
+    assert (report.new_facts, report.confirmed) == (2, 1)
+    facts = "".join(p.read_text(encoding="utf-8") for p in (vault_path / "facts").rglob("*.md"))
+    assert "Quinn approved the hiring plan" in facts
+    assert "[person:: Quinn]" not in facts
+
+
+def test_people_know_which_lines_the_two_sets_of_names_read_alike() -> None:
+    people = People()
+    people.add(["Alice"])
+    people.start_reader()
+    assert people.alike("Alice approved the plan")
+    people.add(["Quinn"], reader=True)  # from a line the run did not keep
+    assert not people.alike("Quinn approved the plan") and people.alike("Alice left")
+    people.add(["Quinn"])  # a fact kept later holds it too: the sets agree again
+    assert people.alike("Quinn approved the plan")
+    people.add(["Zoe"])  # a name the run holds and the reader never learnt
+    assert not people.alike("Zoe approved the plan")

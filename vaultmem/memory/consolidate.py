@@ -57,7 +57,16 @@ from .facts import (
 from .factset import FactSet
 from .ledger import Ledger
 from .memory_md import build_block
-from .reading import Admitted, Cited, LineReader, note_stats, read_daily, read_notes
+from .reading import (
+    Admitted,
+    Cited,
+    LineReader,
+    People,
+    date_of,
+    note_stats,
+    read_daily,
+    read_notes,
+)
 from .report import Report
 from .scoring import entities
 from .tiers import TIERS, tier
@@ -103,7 +112,7 @@ class Consolidation(FactUpkeep):
         self.facts: list[Fact] = []
         self.by_id: dict[str, Fact] = {}
         self.factset = FactSet()  # live facts by their words, to find repeats and conflicts
-        self.people: set[str] = set()  # names live facts hold as people
+        self.people = People()  # names live facts hold as people (and the reader's)
         self.match_facts = True  # off for a run that only rebuilds blocks: no new facts
         self.pending: defaultdict[str, dict[str, str]] = defaultdict(dict)  # path: id -> line
         self.checkpoint: dict[str, dict[str, Any]] = {}
@@ -145,7 +154,7 @@ class Consolidation(FactUpkeep):
             self.by_id[fact.id] = fact
         if fact.live and not fact.archived and self.match_facts:
             self.factset.add(fact.id, fact.text)
-            self.people.update(fact.metadata("person"))
+            self.people.add(fact.metadata("person"))
 
     # -- phases -----------------------------------------------------------------------
 
@@ -187,7 +196,8 @@ class Consolidation(FactUpkeep):
         compared with the facts and distilled here."""
         saved = self._read_checkpoint() if self.mode == "daily" else {}
         known: set[str] = {e.casefold() for fact in self.facts for e in entities(fact.text)}
-        reader = LineReader(self.config, distilled, set(self.cited), known, saved)
+        people = self.people.start_reader()
+        reader = LineReader(self.config, distilled, set(self.cited), known, saved, people)
         stats = note_stats(self.root, self.config, self.daily)
         for note in read_daily(reader, self.root, stats):
             if note.notice:
@@ -197,6 +207,7 @@ class Consolidation(FactUpkeep):
                     self._give_block_id(note.path, line.entry, line.ident)
                 else:
                     self._admit(note.path, note.day, line)
+                    self.people.add(line.meta.people, reader=True)
             self.report.collected += note.collected
             if note.checkpoint is not None:
                 self.checkpoint[note.path] = note.checkpoint
@@ -247,8 +258,10 @@ class Consolidation(FactUpkeep):
         sources = [key]
         if match is not None and match.verdict == "subsumes" and supersedes:
             sources += [s for s in self.by_id[match.key].sources if s != key]
-        meta = extract(text, _date(day), self.people)
-        target = route(admitted.rated, meta, text)
+        meta, target = admitted.meta, admitted.target
+        if not self.people.alike(text):  # the reader's people and ours differ on a name here
+            meta = extract(text, date_of(day), self.people.here)
+            target = route(admitted.rated, meta, text)
         if self.llm is not None:  # only a fact the rules could not place is asked about
             target = self.llm.place(text, target)
         new_id = fact_id(key)  # one string for the line, the plan and the log
@@ -394,11 +407,3 @@ def _rank(path: str, daily_folder: str) -> tuple[int, str]:
         if path.startswith(prefix):
             return (number, path)
     return (len(_ORDER) + 1, path)
-
-
-def _date(day: str) -> dt.date | None:
-    """The date of a daily note's name; ``None`` for a name like ``2026-02-30``."""
-    try:
-        return dt.date.fromisoformat(day)
-    except ValueError:
-        return None

@@ -1,15 +1,23 @@
 """Phases 1 and 2 of a consolidation, note by note: the daily-note lines not yet distilled,
-scored, admitted, and what each admitted line says as a fact (``conflicts.Fact``).
+scored, admitted, and what each admitted line says as a fact (``conflicts.Fact``), its
+metadata and where it goes.
 
 This part of a run depends only on the notes, read in order (a line's score depends on
-the names of the lines before it), never on the facts the run writes. So a run over many
+the names of the lines before it), hardly on the facts the run writes. So a run over many
 notes does it in a forked child process (``workers.forked``) while this process compares
 each admitted line with the facts (``consolidate.py``): the two halves of the work on the
 two cores. A small run, or one where forking is unsafe, reads here, to the same result.
+
+The one thing read that depends on the facts written: a name is a person when a fact
+already holds it as one (``extract``'s known people). The reader learns them from every
+line it admits; the run, only from the lines it keeps as facts (not from a repeat).
+``People`` follows both sets and the names only one of them holds, and a line naming one
+of those is read again by the run with its own set: the result is the same as ever.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +27,9 @@ from ..config import Config
 from ..files import FileStat, read_note, scan_notes
 from ..merge import is_conflict_copy
 from ..workers import forked
+from .categories import route
 from .conflicts import Fact
+from .extract import Metadata, extract
 from .facts import PLAIN_ROLES, Entry, daily_date, fraction, line_id, parse_entries, source_key
 from .remember import ECHO_MARKERS, NOISE_PREFIXES
 from .scoring import Score, entities, likelihood, score
@@ -66,7 +76,8 @@ def note_stats(
 @dataclass(slots=True)
 class Admitted:
     """A line admitted as a fact: ``text`` is the fact's words (capture request stripped,
-    secrets masked, its speaker's role first), ``reading`` what they say."""
+    secrets masked, its speaker's role first), ``reading`` what they say, ``meta`` their
+    metadata and ``target`` the facts file they go to, as the reader's people make them."""
 
     entry: Entry
     ident: str
@@ -76,6 +87,8 @@ class Admitted:
     text: str
     confidence: float | None
     reading: Fact
+    meta: Metadata
+    target: str
 
 
 @dataclass(slots=True)
@@ -109,6 +122,7 @@ class LineReader:
         cited: source keys facts cite.
         known: case-folded names seen before (the facts' names).
         saved: the checkpoint of a daily run: a note whose hash it has is not read again.
+        people: names live facts hold as people (the reader's own copy).
     """
 
     def __init__(
@@ -118,9 +132,11 @@ class LineReader:
         cited: set[str],
         known: set[str],
         saved: dict[str, dict[str, Any]],
+        people: set[str],
     ) -> None:
         self.config, self.daily = config, config.vault.daily_folder
         self.distilled, self.cited, self.known, self.saved = distilled, cited, known, saved
+        self.people = people
 
     def read_all(self, root: Path, stats: list[FileStat]) -> Iterator[NoteLines]:
         for done, note in enumerate(read_notes(root, self.config, stats), 1):
@@ -155,14 +171,14 @@ class LineReader:
                     note.lines.append(Cited(entry, ident))
             else:
                 note.collected += 1
-                admitted = self._admit(entry, ident, key)
+                admitted = self._admit(entry, ident, key, date_of(note.day))
                 if admitted is not None:
                     note.lines.append(admitted)
                 here.add(key)
             known.update(n.casefold() for n in names)
         note.checkpoint = {"hash": digest, "entities": sorted(set(seen))}
 
-    def _admit(self, entry: Entry, ident: str, key: str) -> Admitted | None:
+    def _admit(self, entry: Entry, ident: str, key: str, day: dt.date | None) -> Admitted | None:
         rated = score(entry.text, self.config.scoring, self.known, folded=True)
         value = fraction(entry.field("importance"), rated.value)  # a caller's word wins
         if rated.dropped or value < self.config.memory.admit_threshold:
@@ -170,12 +186,55 @@ class LineReader:
         text, _ = mask_secrets(strip_triggers(entry.text))  # the line keeps its words
         if entry.role and entry.role.casefold() not in PLAIN_ROLES:
             text = f"{entry.role}: {text}"
-        return Admitted(entry, ident, key, rated, value, text, likelihood(text), Fact.read(text))
+        meta = extract(text, day, self.people)
+        self.people.update(meta.people)
+        target = route(rated, meta, text)
+        reading = Fact.read(text)
+        return Admitted(
+            entry, ident, key, rated, value, text, likelihood(text), reading, meta, target
+        )
+
+
+class People:
+    """The names held as people by the run (``here``) and by its reader (``reader``), and
+    the names only one of them holds: where none of those is in a line, ``extract`` reads
+    the line alike with either set (it asks of a set only whether it holds a name the line
+    says)."""
+
+    def __init__(self) -> None:
+        self.here: set[str] = set()
+        self.reader: set[str] = set()
+        self.differ: set[str] = set()
+
+    def start_reader(self) -> set[str]:
+        """A copy of the names held now, for a reader to learn more into (it owns it)."""
+        self.reader, self.differ = set(self.here), set()
+        return set(self.here)
+
+    def add(self, names: list[str], reader: bool = False) -> None:
+        """Names a fact kept here holds (or, with ``reader``, a line the reader admitted)."""
+        mine = self.reader if reader else self.here
+        for name in names:
+            if name not in mine:
+                mine.add(name)
+                self.differ.symmetric_difference_update((name,))
+
+    def alike(self, text: str) -> bool:
+        """Whether the reader's metadata of ``text`` is what the run would find."""
+        return not any(name in text for name in self.differ)
 
 
 def read_daily(reader: LineReader, root: Path, stats: list[FileStat]) -> Iterator[NoteLines]:
     """``reader.read_all``: in a forked child when there are enough notes to pay for it."""
     return forked(lambda: reader.read_all(root, stats), _BATCH, fork=len(stats) >= FORK_MIN_NOTES)
+
+
+def date_of(day: str) -> dt.date | None:
+    """The date of a daily note's name; ``None`` for a name like ``2026-02-30``."""
+    try:
+        return dt.date.fromisoformat(day)
+    except ValueError:
+        return None
 
 
 def _path(stat: FileStat) -> str:
