@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.memory import conflicts, dates, scoring, secrets, slots, wording
+from vaultmem.memory import conflicts, dates, people, scoring, secrets, slots, wording
 from vaultmem.memory.gates import Gate, Line, fold
 
 DATA = Path(__file__).parent / "data"
@@ -70,6 +70,7 @@ def _gated() -> Iterator[tuple[str, re.Pattern[str], Gate, bool]]:
     for pattern, parts in secrets._LABEL_PARTS:
         yield f"secret label {pattern.pattern[:20]}", pattern, Gate(parts=parts), False
     yield "capture request tail", wording._TAIL, Gate(parts=wording._TAIL_WORDS), False
+    yield "people context", people._CONTEXT, people._CONTEXT_GATE, False
 
 
 def _pieces(pattern: re.Pattern[str]) -> list[str]:
@@ -139,6 +140,7 @@ def _readings(text: str) -> list[object]:
         lambda t: dataclasses.astuple(conflicts.Fact.read(t)),
         slots.slots,
         lambda t: dates.resolve_dates(t, dt.date(2026, 11, 20)),
+        lambda t: people.people(t, {"Alice"}),
     ]
     return [read(text) for read in readers]
 
@@ -151,3 +153,25 @@ def test_the_gates_change_no_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(secrets, "_LABEL_PARTS", [(p, ("",)) for p, _ in secrets._LABEL_PARTS])
     for text, expected in zip(texts, gated, strict=True):
         assert _readings(text) == expected, text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Lunch with Alice",
+        "went for a long walk with Bo",
+        "MET Carol",
+        "talked to Dan about it",
+        "a letter from Eve",
+        "emails from Fay",
+        "my co-worker Gus",
+        "best friend Hal",
+        "Dr. Ivo",
+        "ping @Jon",
+        "my fiancé Kim",
+    ],
+)
+def test_the_people_gate_admits_each_kind_of_evidence(line: str) -> None:
+    assert people._CONTEXT.search(line) is not None
+    assert people._CONTEXT_GATE.admits(Line.of(line))
+    assert people.people(line)

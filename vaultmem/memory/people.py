@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
+from .gates import Gate, Gated, Line
+
 # A name: capitalised, and not part of a longer word on either side (MySQL, JavaScript, 3Com).
 _LATIN = "A-Za-z0-9_\u00c0-\u024f"
 _NAME = rf"(?<![{_LATIN}])[A-Z][a-z\u00df-\u00ff]+(?:-[A-Z][a-z\u00df-\u00ff]+)?(?![{_LATIN}])"
@@ -80,17 +82,41 @@ _SOCIAL = (
     r"session|interview|walk|hike|run|game|standup|stand-up|retro|demo|workshop|party|"
     r"appointment|class|lesson"
 )
+_DIRECT = (
+    "met|meet|meeting|asked|ask|told|tell|emailed|email|texted|text|messaged|message|pinged|"
+    "ping|called|call|thanked|thank|thanks|cc|invited|invite|hired|interviewed|congratulated"
+)
+_TO_VERBS = (
+    "talk|talked|spoke|speak|wrote|write|sent|send|gave|give|lent|lend|explained|introduced|"
+    "reported|mentioned|replied|listened|belongs|married|engaged"
+)
+_FROM_NOUNS = (
+    "email|message|call|text|letter|gift|note|news|card|feedback|invite|invitation|present|"
+    "heard|reply"
+)
+_TITLES = "mr|mrs|ms|miss|dr|prof|sir|dear"
 # One look behind and ahead first: the alternation is tried only where a word starts.
 _CONTEXT = re.compile(
-    rf"(?<![A-Za-z])(?=[A-Za-z@])(?i:\b(?:(?:{_SOCIAL})\s+(?:\w+\s+){{0,3}}?with|met|meet|meeting|asked|ask|told|tell|"
-    rf"emailed|email|texted|text|messaged|message|pinged|ping|called|call|thanked|thank|"
-    rf"thanks|cc|invited|invite|hired|interviewed|congratulated|"
-    rf"(?:talk|talked|spoke|speak|wrote|write|sent|send|gave|give|lent|lend|explained|"
-    rf"introduced|reported|mentioned|replied|listened|belongs|married|engaged)\s+to|"
-    rf"(?:email|message|call|text|letter|gift|note|news|card|feedback|invite|invitation|"
-    rf"present|heard|reply)s?\s+from|(?:my|our|his|her|their)\s+(?:{_RELATIONS})|"
-    rf"(?:{_RELATIONS})|mr|mrs|ms|miss|dr|prof|sir|dear)\b\.?,?\s+|@)({_FULL})"
+    rf"(?<![A-Za-z])(?=[A-Za-z@])(?i:\b(?:(?:{_SOCIAL})\s+(?:\w+\s+){{0,3}}?with|{_DIRECT}|"
+    rf"(?:{_TO_VERBS})\s+to|(?:{_FROM_NOUNS})s?\s+from|(?:my|our|his|her|their)\s+"
+    rf"(?:{_RELATIONS})|(?:{_RELATIONS})|{_TITLES})\b\.?,?\s+|@)({_FULL})"
 )
+# Every match holds "with", one of the words before "to" or "from", a relation (its first
+# word: "best friend", "co-worker"), a title, or "@": most lines hold none of them.
+_CONTEXT_GATE = Gate(
+    frozenset(
+        [
+            "with",
+            *_DIRECT.split("|"),
+            *_TO_VERBS.split("|"),
+            *(n + s for n in _FROM_NOUNS.split("|") for s in ("", "s")),
+            *(re.findall(r"\w+", r)[0] for r in _RELATIONS.split("|")),
+            *_TITLES.split("|"),
+        ]
+    ),
+    ("@",),
+)
+_G_CONTEXT = Gated(_CONTEXT, _CONTEXT_GATE)
 # One more name after a person's ("with Tom and Priya"), unless it names a group ("and
 # Google folks").
 _AND_NAME = re.compile(
@@ -147,8 +173,10 @@ def people(text: str, known: Iterable[str] = ()) -> list[str]:
     if not candidates:  # most lines: no capitalised word that could be a name
         return []
     found: list[tuple[int, str]] = []
+    line = Line.of(text)
     for pattern in (_CONTEXT, _AFTER, _ZH_CONTEXT):
-        for match in pattern.finditer(text):
+        matches = _G_CONTEXT.finditer(text, line) if pattern is _CONTEXT else pattern.finditer(text)
+        for match in matches:
             group = next((i for i in range(1, (pattern.groups or 0) + 1) if match[i]), None)
             if group is not None:
                 found.append((match.start(group), match[group]))
