@@ -3,12 +3,21 @@ errors raised here, a child that dies or is left behind never hangs the caller."
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from conftest import write
 
+from vaultmem import Vault
 from vaultmem.errors import VaultmemError
+from vaultmem.memory.reading import FORK_MIN_NOTES
 from vaultmem.workers import can_fork, forked
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="forks only on Linux, with one thread")
@@ -73,3 +82,39 @@ def test_a_caller_that_stops_early_leaves_no_child_behind() -> None:
     items.close()  # what a loop that breaks, or raises, does to the generator
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)
+
+
+def test_ctrl_c_stops_a_forked_consolidation_with_one_line_and_no_child_left(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C reaches the whole process group: the run says it stopped, in one line, and
+    the child reading its notes is gone; nothing was written."""
+    root = tmp_path / "vault"
+    Vault.init(root)
+    start = dt.date(2025, 1, 1)
+    for n in range(FORK_MIN_NOTES + 100):
+        day = (start + dt.timedelta(days=n)).isoformat()
+        lines = "".join(f"- Remember that project P{n}x{i} ships on day {i}\n" for i in range(30))
+        write(root, f"memory/{day}.md", f"# {day}\n\n{lines}")
+    before = {p: p.read_bytes() for p in (root / "memory").iterdir()}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "vaultmem", "consolidate", "--mode", "full", "--vault", str(root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own group, as a terminal's foreground job is
+    )
+    child = None
+    deadline = time.monotonic() + 60
+    while child is None and process.poll() is None and time.monotonic() < deadline:
+        found = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True)
+        child = int(found.stdout.split()[0]) if found.stdout.split() else None
+        time.sleep(0.05)
+    assert child is not None, "the run ended before its child was seen"
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode != 0
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not Path(f"/proc/{child}").exists()  # ended, and reaped by the run
+    assert {p: p.read_bytes() for p in (root / "memory").iterdir()} == before
+    assert not any("P0x" in p.read_text() for p in root.rglob("facts/**/*.md"))

@@ -103,6 +103,8 @@ def _produce(produce: Callable[[], Iterator[T]], send: object, batch: int, paren
 
     assert isinstance(send, Connection)
     die_with_parent(parent)
+    # Ctrl-C reaches the whole process group: the parent stops, and ends this child.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         items: list[T] = []
         for item in produce():
