@@ -102,6 +102,37 @@ def test_a_line_typed_without_a_block_id_gets_one(vault: Vault) -> None:
     assert f"[source:: [[memory/2026-11-22#^{ident}]]]" in fact
 
 
+def test_the_lines_of_a_note_typed_without_ids_get_theirs_and_nothing_else_changes(
+    vault: Vault,
+) -> None:
+    """A note's ids are given in one pass: each admitted line gets its own, in a CRLF note
+    too; other lines, their order and endings stay byte for byte."""
+    said = [
+        "I decided we always deploy on Tuesdays, never Fridays",
+        "ok",
+        "Remember: the staging server runs on port 8443",
+        "I decided we always deploy on Tuesdays, never Fridays",  # the same words again
+        "Remember that my passport expires in March 2027",
+    ]
+    text = "# 2026-11-22\r\n\r\n" + "".join(f"- {words}\r\n" for words in said)
+    path = vault.root / "memory/2026-11-22.md"
+    path.write_bytes(text.encode())
+    vault.consolidate(today=DAY)
+    lines = path.read_bytes().decode().split("\r\n")
+    assert lines[:2] == ["# 2026-11-22", ""] and lines[-1] == ""
+    given = lines[2:-1]
+    assert [line.split(" ^")[0] for line in given] == [f"- {words}" for words in said]
+    ids = [line.rsplit("^", 1)[1] for line in given if " ^" in line]
+    assert len(ids) == 3 and len(set(ids)) == 3  # the repeat of the same words: none
+    assert given[1] == "- ok" and " ^" not in given[3]
+    cited = "".join(
+        line
+        for note in (vault.root / "facts").rglob("*.md")
+        for line in fact_lines(vault.root, note.relative_to(vault.root).as_posix())
+    )
+    assert all(f"#^{ident}]]" in cited for ident in ids)
+
+
 def test_a_repeat_is_logged_against_the_fact_it_repeats(vault: Vault) -> None:
     daily(vault, "2026-11-21", "- **user** Remember: the staging server runs on port 8443 ^a1")
     daily(vault, "2026-11-22", "- **user** remember: the staging server runs on port 8443! ^b1")

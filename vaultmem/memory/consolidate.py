@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -119,6 +119,7 @@ class Consolidation(FactUpkeep):
         self.changed: set[str] = set()  # ids of facts changed in this run
         self.topics: list[Topic] = []
         self.id_lines: dict[str, Counter[str]] = {}  # path: block id -> lines holding it
+        self.new_ids: dict[str, list[tuple[str, str]]] = {}  # path: (line, id) to give
 
     # -- reading ----------------------------------------------------------------------
 
@@ -286,19 +287,14 @@ class Consolidation(FactUpkeep):
         self.report.beliefs += confidence is not None
 
     def _give_block_id(self, path: str, entry: Entry, ident: str) -> None:
-        """Append a block id to a daily-note line a person typed, so a fact can link to it."""
-        raw = entry.raw
-
-        def change(old: str) -> str:
-            lines = old.split("\n")
-            for number, line in enumerate(lines):
-                if line.rstrip("\r") == raw:
-                    ending = "\r" if line.endswith("\r") else ""
-                    lines[number] = with_block_id(raw, ident) + ending
-                    return "\n".join(lines)
-            return old
-
-        self.edits.add(path, change)
+        """Append a block id to a daily-note line a person typed, so a fact can link to it.
+        A note's ids are given in one pass over it when the plan is applied (a change per
+        line went over the note once per id: a day of 500 lines, 500 times)."""
+        pairs = self.new_ids.get(path)
+        if pairs is None:
+            pairs = self.new_ids[path] = []
+            self.edits.add(path, lambda old: _with_block_ids(old, pairs))
+        pairs.append((entry.raw, ident))
 
     def _live(self) -> list[Fact]:
         return [f for f in self.facts if f.live and not f.archived and not f.moved]
@@ -398,6 +394,26 @@ class Consolidation(FactUpkeep):
             return
         data = json.dumps({"version": 1, "notes": self.checkpoint}, ensure_ascii=False)
         atomic_write(self.root / CHECKPOINT, data.encode("utf-8"))
+
+
+def _with_block_ids(text: str, pairs: list[tuple[str, str]]) -> str:
+    """The note with each ``(line, id)``'s id appended to the first line that reads so and
+    has not been given one (the same words twice: the first gets the first id)."""
+    wanted: defaultdict[str, deque[str]] = defaultdict(deque)
+    for raw, ident in pairs:
+        wanted[raw].append(ident)
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        bare = line.rstrip("\r")
+        idents = wanted.get(bare)
+        if idents:
+            ending = "\r" if line.endswith("\r") else ""
+            lines[number] = with_block_id(bare, idents.popleft()) + ending
+            if not idents:
+                del wanted[bare]
+                if not wanted:
+                    break
+    return "\n".join(lines)
 
 
 def _rank(path: str, daily_folder: str) -> tuple[int, str]:
