@@ -41,7 +41,6 @@ from .categories import route
 from .edits import Edits, block_ids
 from .extract import extract
 from .facts import (
-    Entry,
     Fact,
     daily_date,
     fact_id,
@@ -205,7 +204,7 @@ class Consolidation(FactUpkeep):
                 self.report.notices.append(note.notice)
             for line in note.lines:
                 if isinstance(line, Cited):
-                    self._give_block_id(note.path, line.entry, line.ident)
+                    self._give_block_id(note.path, line.raw, line.ident)
                 else:
                     self._admit(note.path, note.day, line)
                     self.people.add(line.meta.people, reader=True)
@@ -217,14 +216,9 @@ class Consolidation(FactUpkeep):
 
     def _admit(self, path: str, day: str, admitted: Admitted) -> None:
         self.report.admitted += 1
-        entry, text, key, confidence = (
-            admitted.entry,
-            admitted.text,
-            admitted.key,
-            admitted.confidence,
-        )
-        if entry.block_id is None:
-            self._give_block_id(path, entry, admitted.ident)
+        text, key, confidence = admitted.text, admitted.key, admitted.confidence
+        if admitted.block_id is None:
+            self._give_block_id(path, admitted.raw, admitted.ident)
         match = self.factset.best(
             admitted.reading, self.memory.duplicate_similarity, self.memory.conflict_similarity
         )
@@ -286,7 +280,7 @@ class Consolidation(FactUpkeep):
         self.report.new_facts += 1
         self.report.beliefs += confidence is not None
 
-    def _give_block_id(self, path: str, entry: Entry, ident: str) -> None:
+    def _give_block_id(self, path: str, raw: str, ident: str) -> None:
         """Append a block id to a daily-note line a person typed, so a fact can link to it.
         A note's ids are given in one pass over it when the plan is applied (a change per
         line went over the note once per id: a day of 500 lines, 500 times)."""
@@ -294,7 +288,7 @@ class Consolidation(FactUpkeep):
         if pairs is None:
             pairs = self.new_ids[path] = []
             self.edits.add(path, lambda old: _with_block_ids(old, pairs))
-        pairs.append((entry.raw, ident))
+        pairs.append((raw, ident))
 
     def _live(self) -> list[Fact]:
         return [f for f in self.facts if f.live and not f.archived and not f.moved]

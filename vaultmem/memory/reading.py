@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -75,11 +75,14 @@ def note_stats(
 
 @dataclass(slots=True)
 class Admitted:
-    """A line admitted as a fact: ``text`` is the fact's words (capture request stripped,
-    secrets masked, its speaker's role first), ``reading`` what they say, ``meta`` their
-    metadata and ``target`` the facts file they go to, as the reader's people make them."""
+    """A line admitted as a fact: ``raw`` the line as typed, ``block_id`` its own id if it
+    has one, ``text`` the fact's words (capture request stripped, secrets masked, its
+    speaker's role first), ``rated`` its score (without the reasons: a child sends this
+    through a pipe), ``reading`` what the words say, ``meta`` their metadata and ``target``
+    the facts file they go to, as the reader's people make them."""
 
-    entry: Entry
+    raw: str
+    block_id: str | None
     ident: str
     key: str
     rated: Score
@@ -95,7 +98,7 @@ class Admitted:
 class Cited:
     """A line dealt with before that a fact cites and that has no block id yet."""
 
-    entry: Entry
+    raw: str
     ident: str
 
 
@@ -168,18 +171,20 @@ class LineReader:
             key = source_key(note.day, ident)
             if key in self.distilled or key in here:
                 if entry.block_id is None and key in self.cited:
-                    note.lines.append(Cited(entry, ident))
+                    note.lines.append(Cited(entry.raw, ident))
             else:
                 note.collected += 1
-                admitted = self._admit(entry, ident, key, date_of(note.day))
+                admitted = self._admit(entry, ident, key, date_of(note.day), names)
                 if admitted is not None:
                     note.lines.append(admitted)
                 here.add(key)
             known.update(n.casefold() for n in names)
         note.checkpoint = {"hash": digest, "entities": sorted(set(seen))}
 
-    def _admit(self, entry: Entry, ident: str, key: str, day: dt.date | None) -> Admitted | None:
-        rated = score(entry.text, self.config.scoring, self.known, folded=True)
+    def _admit(
+        self, entry: Entry, ident: str, key: str, day: dt.date | None, names: list[str]
+    ) -> Admitted | None:
+        rated = score(entry.text, self.config.scoring, self.known, folded=True, names=names)
         value = fraction(entry.field("importance"), rated.value)  # a caller's word wins
         if rated.dropped or value < self.config.memory.admit_threshold:
             return None
@@ -191,7 +196,17 @@ class LineReader:
         target = route(rated, meta, text)
         reading = Fact.read(text)
         return Admitted(
-            entry, ident, key, rated, value, text, likelihood(text), reading, meta, target
+            entry.raw,
+            entry.block_id,
+            ident,
+            key,
+            replace(rated, reasons=()),
+            value,
+            text,
+            likelihood(text),
+            reading,
+            meta,
+            target,
         )
 
 

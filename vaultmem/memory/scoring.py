@@ -420,6 +420,7 @@ def score(
     known: Collection[str] = (),
     *,
     folded: bool = False,
+    names: list[str] | None = None,
 ) -> Score:
     """Score one line (its message text, without the time, role and fields).
 
@@ -430,6 +431,7 @@ def score(
         folded: ``known`` is a set of case-folded names already, used as it is
             (consolidation keeps one growing set: folding it again for every line made a
             full run quadratic in the vault's names).
+        names: ``entities(text)``, when the caller has them already.
     """
     w = weights or ScoringConfig()
     stripped = text.strip()
@@ -460,7 +462,8 @@ def score(
         value += w.brief
         reasons.append(f"brief {w.brief:+.2f}")
     known_set = known if folded else {k.casefold() for k in known}
-    new = [e for e in entities(stripped) if e.casefold() not in known_set]
+    found = entities(stripped) if names is None or stripped != text else names
+    new = [e for e in found if e.casefold() not in known_set]
     if new:
         value += w.first_mention
         reasons.append(f"first mention of {new[0]} {w.first_mention:+.2f}")
