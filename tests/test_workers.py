@@ -84,12 +84,10 @@ def test_a_caller_that_stops_early_leaves_no_child_behind() -> None:
         os.kill(child, 0)
 
 
-def test_ctrl_c_stops_a_forked_consolidation_with_one_line_and_no_child_left(
-    tmp_path: Path,
-) -> None:
-    """Ctrl-C reaches the whole process group: the run says it stopped, in one line, and
-    the child reading its notes is gone; nothing was written."""
-    root = tmp_path / "vault"
+def busy_run(root: Path) -> tuple[subprocess.Popen[str], int, dict[Path, bytes]]:
+    """A consolidation of enough daily notes to read them in a child, started as its own
+    process group (as a terminal's foreground job is): the process, its child once seen,
+    and the daily notes' bytes before."""
     Vault.init(root)
     start = dt.date(2025, 1, 1)
     for n in range(FORK_MIN_NOTES + 100):
@@ -102,7 +100,7 @@ def test_ctrl_c_stops_a_forked_consolidation_with_one_line_and_no_child_left(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,  # its own group, as a terminal's foreground job is
+        start_new_session=True,
     )
     child = None
     deadline = time.monotonic() + 60
@@ -111,6 +109,32 @@ def test_ctrl_c_stops_a_forked_consolidation_with_one_line_and_no_child_left(
         child = int(found.stdout.split()[0]) if found.stdout.split() else None
         time.sleep(0.05)
     assert child is not None, "the run ended before its child was seen"
+    return process, child, before
+
+
+def test_a_killed_consolidation_leaves_no_child_reading_its_notes(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    process, child, before = busy_run(root)
+    process.kill()  # kill -9: no finally runs in the run
+    process.communicate(timeout=60)
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
+        status = Path(f"/proc/{child}/status").read_text(errors="replace")
+        if "zombie" in status:  # ended; only its parent's reaper is missing
+            break
+        time.sleep(0.05)
+    gone = not Path(f"/proc/{child}").exists()
+    assert gone or "zombie" in Path(f"/proc/{child}/status").read_text(errors="replace")
+    assert {p: p.read_bytes() for p in (root / "memory").iterdir()} == before
+
+
+def test_ctrl_c_stops_a_forked_consolidation_with_one_line_and_no_child_left(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C reaches the whole process group: the run says it stopped, in one line, and
+    the child reading its notes is gone; nothing was written."""
+    root = tmp_path / "vault"
+    process, child, before = busy_run(root)
     os.killpg(process.pid, signal.SIGINT)
     _, err = process.communicate(timeout=120)
     assert process.returncode != 0
