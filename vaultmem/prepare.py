@@ -20,7 +20,7 @@ from .files import FileStat, read_note
 from .index_write import FileRecord
 from .parse import parse_document
 from .terms import note_names
-from .workers import can_fork, die_with_parent
+from .workers import can_fork, start_child
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -141,7 +141,7 @@ def _mapper(jobs: int) -> Iterator[Callable[[Iterable[Job]], Iterable[Prepared |
 
     context = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(
-        workers, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
+        workers, mp_context=context, initializer=start_child, initargs=(os.getpid(),)
     )
 
     def bounded(items: Iterable[Job]) -> Iterator[Prepared | None]:

@@ -32,8 +32,10 @@ def can_fork() -> bool:
     return sys.platform == "linux" and threading.active_count() == 1
 
 
-def die_with_parent(parent: int) -> None:
-    """Make a forked child end when the process that forked it ends.
+def start_child(parent: int) -> None:
+    """Set a forked child up: it ends when the process that forked it ends, and it leaves
+    Ctrl-C to that process (which reaches the whole process group: the parent stops,
+    says so in one line, and ends its children; a child's own traceback would follow it).
 
     A forked worker inherits the write end of its own task pipe, so it never sees EOF:
     after a ``kill -9`` of ``vaultmem index`` it would wait for work forever (issue 12).
@@ -48,6 +50,7 @@ def die_with_parent(parent: int) -> None:
         asked = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
     except (OSError, AttributeError):  # not Linux
         asked = False
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if os.getppid() != parent:
         os._exit(1)
     if not asked:
@@ -102,9 +105,7 @@ def _produce(produce: Callable[[], Iterator[T]], send: object, batch: int, paren
     from multiprocessing.connection import Connection
 
     assert isinstance(send, Connection)
-    die_with_parent(parent)
-    # Ctrl-C reaches the whole process group: the parent stops, and ends this child.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    start_child(parent)
     try:
         items: list[T] = []
         for item in produce():
