@@ -75,13 +75,16 @@ def test_a_child_that_dies_without_a_word_is_an_error_not_a_hang() -> None:
         list(forked(dying, batch=1))
 
 
-def test_a_caller_that_stops_early_leaves_no_child_behind() -> None:
+def test_a_caller_that_stops_early_leaves_no_child_behind(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
     items = forked(lambda: numbered(10_000_000), batch=10)
     first = next(items)
     child = first[1]
     items.close()  # what a loop that breaks, or raises, does to the generator
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)
+    assert capfd.readouterr().err == ""  # the child said nothing on its way out
 
 
 def busy_run(root: Path) -> tuple[subprocess.Popen[str], int, dict[Path, bytes]]:

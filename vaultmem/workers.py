@@ -82,6 +82,7 @@ def forked(produce: Callable[[], Iterator[T]], batch: int, fork: bool = True) ->
     child = context.Process(target=_produce, args=(produce, send, batch, os.getpid()))
     child.start()
     send.close()  # the child's copy is its own: EOF here when the child ends
+    finished = False
     try:
         while True:
             try:
@@ -91,13 +92,15 @@ def forked(produce: Callable[[], Iterator[T]], batch: int, fork: bool = True) ->
             if kind == "error":
                 raise payload
             if kind == "done":
+                finished = True
                 return
             yield from payload
     finally:
         receive.close()
+        child.join(1.0 if finished else 0)  # a child done is on its way out: let it go
         if child.is_alive():
             child.kill()
-        child.join()
+            child.join()
 
 
 def _produce(produce: Callable[[], Iterator[T]], send: object, batch: int, parent: int) -> None:
@@ -116,9 +119,13 @@ def _produce(produce: Callable[[], Iterator[T]], send: object, batch: int, paren
         send.send(("items", items))
         send.send(("done", None))
     except Exception as exc:  # the caller raises it: one error, whatever went wrong here
-        try:
-            send.send(("error", exc))
-        except Exception:  # an error that cannot be pickled: its words still can
-            send.send(("error", VaultmemError(f"{type(exc).__name__}: {exc}")))
+        for error in (exc, VaultmemError(f"{type(exc).__name__}: {exc}")):
+            try:
+                send.send(("error", error))
+                break
+            except OSError:  # the caller stopped listening, or is gone: nobody to tell
+                break
+            except Exception:  # an error that cannot be pickled: its words still can
+                continue
     finally:
         send.close()
