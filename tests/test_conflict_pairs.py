@@ -260,3 +260,23 @@ def test_a_request_inside_a_conversation_turn_is_no_part_of_it_either() -> None:
     facts.add("old", "Caroline: don't forget I'm allergic to nuts")
     match = facts.best("Caroline: I'm allergic to nuts", 0.8, 0.5)
     assert match is not None and match.verdict == "duplicate"
+
+
+@pytest.mark.parametrize(
+    "old,new,verdict",
+    [
+        ("我在腾讯做产品经理", "我现在在阿里巴巴做后端开发", "conflict"),
+        ("小李在字节跳动当设计师", "小李现在在美团当设计师", "conflict"),
+        ("Emma 在 Amazon 做数据科学家。", "Emma 现在在 Google 做数据科学家。", "conflict"),
+        # Where or when a job is done, or a chore, names no employer.
+        ("我在腾讯做产品经理", "我在周末做设计", None),
+        ("我在腾讯做产品经理", "我们在会上做测试", None),
+        ("我在腾讯做产品经理", "我在家做饭", None),
+        ("我在腾讯做产品经理", "我妻子在阿里巴巴做会计", None),  # someone else's job
+    ],
+)
+def test_a_job_done_at_a_chinese_employer_names_it(old: str, new: str, verdict: str | None) -> None:
+    facts = FactSet()
+    facts.add("old", old)
+    match = facts.best(new, 0.8, 0.5)
+    assert (match.verdict if match else None) == verdict

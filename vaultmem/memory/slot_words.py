@@ -158,10 +158,20 @@ EMPLOYER = re.compile(
     rf"(?P<value>{_ORG})"
     rf"|(?i:\bjoined\s+)(?P<joined>{_ORG})(?=\s+(?i:as|in|last|this|on|recently)\b|\s*[,.;!?]|$)"
 )
+# A job done at a place makes the place an employer ("在腾讯做产品经理"); cooking at home
+# does not ("在家做饭"): only these jobs count.
+CJK_JOBS = (
+    "产品经理|项目经理|产品|工程师|程序员|开发|前端|后端|全栈|算法|测试|运维|设计师|设计|运营|"
+    "销售|市场|客服|人事|财务|会计|律师|医生|护士|老师|教师|研究员|分析师|数据科学家|数据分析|"
+    "架构师|实习生|顾问|主管|总监|经理|编辑|记者|咨询|HR|CEO|CTO|VP"
+)
 CJK_EMPLOYER = re.compile(
     r"在(?P<value>[^\s，。！？；,.!?;在]{2,12}?)(?:工作|上班|任职|实习)"
     r"|(?:入职|跳槽到|跳槽去|加入)了?(?P<joined>[^\s，。！？；,.!?;了]{2,12})"
+    rf"|在\s*(?P<doing>[^\s，。！？；,.!?;在]{{2,12}}?)\s*(?:做|当|担任)(?:{CJK_JOBS})"
 )
+# Where or when a job is done, not for whom: "在周末做设计", "在会上做测试", "在业余时间".
+CJK_NOT_EMPLOYER = re.compile(r"[上里中下前后时间末天午晚早边]$|周|星期|每|业余|空闲|假|小时|时候")
 # "left Shopify", "quit Google": the old employer, taken back.
 EMPLOYER_LEFT = re.compile(
     rf"(?i:\b(?:left|quit|resigned from|was laid off from))\s+(?P<value>{_ORG})"
@@ -544,7 +554,7 @@ ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 CUE_RESIDENCE = re.compile(r"liv|resid|based|settled|locat|mov|住|搬|定居|生活在|家在")
 CUE_EMPLOYER = re.compile(
     r"work|employ|job|position|started|hired|intern|joined|left|quit|resigned|laid off"
-    r"|工作|上班|任职|实习|入职|跳槽|加入"
+    r"|工作|上班|任职|实习|入职|跳槽|加入|在[^在]{2,14}(?:做|当|担任)"
 )
 CUE_FAVOURITE = re.compile(r"favou?rite|最喜欢")
 CUE_VERSION = re.compile(

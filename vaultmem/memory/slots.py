@@ -162,7 +162,11 @@ def _employer(sentence: str) -> Iterator[Slot]:
         )
     for pattern in (w.EMPLOYER, w.CJK_EMPLOYER):
         for match in pattern.finditer(sentence):
-            value = normal(match.group("value") or match.group("joined"))
+            found = match.groupdict()
+            doing = found.get("doing")
+            if doing and w.CJK_NOT_EMPLOYER.search(doing):
+                continue
+            value = normal(found["value"] or found["joined"] or doing or "")
             if not value or value in w.NOT_AN_EMPLOYER:
                 continue
             subject = subject_before(sentence[: match.start()])
@@ -431,7 +435,7 @@ _READERS = (
     (
         _parts(
             "work|employ|job|position|started|hired|intern|joined|left|quit|resigned|laid off"
-            "|工作|上班|任职|实习|入职|跳槽|加入"
+            "|工作|上班|任职|实习|入职|跳槽|加入|做|当|担任"
         ),
         w.CUE_EMPLOYER,
         _employer,
