@@ -156,6 +156,13 @@ def test_consolidation_drops_the_request_and_the_daily_line_keeps_it(vault: Vaul
         ("下个月搬家", ["2026-12"]),
         ("明年3月5日发布", ["2027-03-05"]),
         ("12月5日是她的生日", ["2026-12-05"]),
+        ("dentist on the 1st at 3pm", ["2026-12-01 15:00"]),  # the next 1st
+        ("rent is due on the 30th.", ["2026-11-30"]),
+        ("I went to the dentist on the 20th", ["2026-11-20"]),  # told of the past
+        ("on the 31st, the audit", ["2026-12-31"]),  # November has no 31st
+        ("payday on the 25th of next month", ["2026-12-25", "2026-12"]),
+        ("the office is on the 5th floor", []),  # a floor, a try: no day
+        ("it worked on the 2nd try", []),
         ("we deploy every Friday", []),  # recurring: no single date
         ("we always deploy on Tuesdays, never Fridays", []),
         ("每周五健身", []),

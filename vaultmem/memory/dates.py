@@ -20,6 +20,9 @@ What each expression resolves to, from the line's day ``D`` (English and Chinese
   明年: ``2027`` (this / last alike): a date no more precise than the words.
 - March 3, 3rd of March, 12月5日: that day of the year the line gives, else the one
   nearest ``D`` (within half a year), "next year" / "明年" after it moving it on a year.
+- on the 1st, on the 15th of next month: the next such day of a month from ``D`` on
+  (months without it passed over); told of the past, the last one up to ``D``. Not a
+  floor or a try ("on the 5th floor"), and "on the 3rd of March" is March 3.
 - A time next to a date (3pm, 15:30, noon, 下午三点, 晚上8点半) adds ``HH:MM``.
 
 Recurring days ("every Friday", "on Tuesdays", 每周五) are no single date: left out.
@@ -65,6 +68,11 @@ _UNIT_EN = r"(?P<unit>day|week|month|year)s?"
 _UNIT_ZH = r"(?P<zunit>天|日|周|星期|礼拜|个月|月|年)"
 _ORD = r"(?:st|nd|rd|th)?"
 _NEXT_YEAR = r"(?:,?\s+next\s+year\b)?"
+_OF_NEXT_MONTH = re.compile(r"(?i:\s*of\s+next\s+month\b)")
+_NTH_END = (
+    r"(?=\s*(?:$|[,.;!?)]|at\b|of\s+(?:the|this|next)\s+month\b|\d|"
+    r"(?:in\s+the\s+)?(?:morning|afternoon|evening|night)\b))"
+)
 
 # Every expression starts a word, so one look behind skips the inside of words at once
 # (an alternation of 25 expressions tried at every letter is what made this slow).
@@ -77,6 +85,9 @@ _DATE = re.compile(
             rf"(?i:\b(?P<mdy>{_MON})\s+(?P<mday>\d{{1,2}}){_ORD}\b(?:,?\s+(?P<myear>\d{{4}})\b)?{_NEXT_YEAR})",
             rf"(?i:\b(?P<dmy>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmon>{_MON})(?:,?\s+(?P<dyear>\d{{4}})\b)?{_NEXT_YEAR})",
             rf"(?P<zhmd>(?<![\d年])(?P<zyr>今年|明年|去年)?(?P<zmon>{_NUM_ZH})月(?P<zday>{_NUM_ZH})[日号])",
+            # "on the 1st": a day of the month, only where nothing makes it a floor or a try
+            # ("on the 5th floor") and no month follows ("on the 3rd of March": above).
+            rf"(?i:\bon\s+the\s+(?P<nth>\d{{1,2}})(?:st|nd|rd|th)\b{_NTH_END})",
             r"(?i:\b(?P<after>the\s+day\s+after\s+tomorrow)\b)",
             r"(?i:\b(?P<before>the\s+day\s+before\s+yesterday)\b)",
             r"(?i:\b(?P<today>today|tonight|this\s+(?:morning|afternoon|evening))\b)",
@@ -203,6 +214,9 @@ def _absolute(
         month = _month(g.get("mdy") or g["dmon"])
         mday, year = int(g.get("mday") or g["dmy"]), g.get("myear") or g.get("dyear")
         return _month_day(day, month, mday, year, m.group(0)), True
+    if kind == "nth":
+        next_month = _OF_NEXT_MONTH.match(text, m.end()) is not None
+        return _nth(day, int(g["nth"]), next_month, _reads_past(text)), True
     if kind == "zhmd":
         month, mday = number(g["zmon"]), number(g["zday"])
         years = {"今年": 0, "明年": 1, "去年": -1}
@@ -344,6 +358,22 @@ def _month_day(day: dt.date, month: int, mday: int, year: str | None, words: str
     dates = [_ymd(day.year + d, month, mday) for d in (-1, 0, 1)]
     days = [dt.date.fromisoformat(d) for d in dates if d is not None]
     return min(days, key=lambda d: abs((d - day).days)).isoformat() if days else None
+
+
+def _nth(day: dt.date, mday: int, next_month: bool, past: bool) -> str | None:
+    """The ``mday``-th of a month: the next one from ``day`` on (of next month when it says
+    so), or, for a line that tells of the past, the last one up to ``day``; months without
+    that day are passed over."""
+    year, month = day.year, day.month + (1 if next_month else 0)
+    for _ in range(13):
+        year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+        found = _ymd(year, month, mday)
+        if found is not None and (
+            next_month or (found <= day.isoformat() if past else found >= day.isoformat())
+        ):
+            return found
+        month += -1 if past and not next_month else 1
+    return None
 
 
 def _ymd(year: int, month: int, mday: int) -> str | None:
