@@ -17,9 +17,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from .errors import VaultmemError
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 T = TypeVar("T")
 
@@ -103,11 +106,8 @@ def forked(produce: Callable[[], Iterator[T]], batch: int, fork: bool = True) ->
             child.join()
 
 
-def _produce(produce: Callable[[], Iterator[T]], send: object, batch: int, parent: int) -> None:
+def _produce(produce: Callable[[], Iterator[T]], send: Connection, batch: int, parent: int) -> None:
     """The child's side of ``forked``: send the items in lists, then ``done`` or the error."""
-    from multiprocessing.connection import Connection
-
-    assert isinstance(send, Connection)
     start_child(parent)
     try:
         items: list[T] = []

@@ -173,9 +173,12 @@ def people(text: str, known: Iterable[str] = ()) -> list[str]:
     if not candidates:  # most lines: no capitalised word that could be a name
         return []
     found: list[tuple[int, str]] = []
-    line = Line.of(text)
-    for pattern in (_CONTEXT, _AFTER, _ZH_CONTEXT):
-        matches = _G_CONTEXT.finditer(text, line) if pattern is _CONTEXT else pattern.finditer(text)
+    searches = (
+        (_CONTEXT, _G_CONTEXT.finditer(text, Line.of(text))),
+        (_AFTER, _AFTER.finditer(text)),
+        (_ZH_CONTEXT, _ZH_CONTEXT.finditer(text)),
+    )
+    for pattern, matches in searches:
         for match in matches:
             group = next((i for i in range(1, (pattern.groups or 0) + 1) if match[i]), None)
             if group is not None:

@@ -189,9 +189,8 @@ def _roles(sentence: str) -> Iterator[Slot]:
             org = groups.get("org")
             if not org:
                 subject = OWNER
-            elif w.CJK.search(
-                org
-            ):  # "数据平台组现在" (由陈刚负责): the group, and 我的 the owner's
+            elif w.CJK.search(org):
+                # "数据平台组现在" (由陈刚负责): the group, and 我的 the owner's.
                 subject = cjk_subject(org)
             else:
                 subject = clean_name(w.CJK_ORG_SUFFIX.sub("", org)).removeprefix("the ")
