@@ -221,17 +221,13 @@ def test_candidates_by_shared_postings_are_those_of_a_full_sort(seed: int) -> No
     holding it (descending) then newest; then the keys of one list, rarest word's list
     first, newest first; whatever the sizes and overlaps of the lists."""
     rng = random.Random(seed)
-    pool = [f"f{rng.getrandbits(40):010x}" for _ in range(rng.choice((5, 60, 400)))]
-    order = {key: number for number, key in enumerate(pool)}  # the order they were added
-    lists = [
-        sorted(rng.sample(pool, rng.randint(0, len(pool))), key=order.__getitem__)
-        for _ in range(rng.randint(0, 4))
-    ]
-    counts = Counter(key for keys in lists for key in keys)
-    several = sorted((k for k in counts if counts[k] > 1), key=lambda k: (-counts[k], -order[k]))
-    single = [key for keys in lists for key in reversed(keys) if counts[key] == 1]
+    pool = range(rng.choice((5, 60, 400)))  # facts' numbers: the order they were added
+    lists = [sorted(rng.sample(pool, rng.randint(0, len(pool)))) for _ in range(rng.randint(0, 4))]
+    counts = Counter(number for numbers in lists for number in numbers)
+    several = sorted((n for n in counts if counts[n] > 1), key=lambda n: (-counts[n], -n))
+    single = [n for numbers in lists for n in reversed(numbers) if counts[n] == 1]
     for limit in (1, 3, 50, 1000):
-        assert _most_shared(lists, order, limit) == (several + single)[:limit]
+        assert _most_shared(lists, limit) == (several + single)[:limit]
 
 
 def test_a_parsed_fact_line_is_held_in_little_memory() -> None:

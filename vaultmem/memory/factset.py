@@ -42,6 +42,7 @@ class _Held:
     shift: bool
     additive: bool
     given_up: tuple[str, ...]
+    flags: int  # the readings ``may_relate`` tests, as bits (``_Stance``)
 
     @classmethod
     def of(cls, fact: Fact) -> _Held:
@@ -55,6 +56,7 @@ class _Held:
             fact.shift,
             fact.additive,
             _interned(fact.given_up),
+            _Stance.flags(fact),
         )
 
     def fact(self) -> Fact:
@@ -76,28 +78,55 @@ class _Held:
             given_up,
         )
 
-    def may_relate(self, new: Fact, shared: frozenset[str] | None = None) -> bool:
-        """Whether ``judge`` may relate a new fact to this one when their similarity is
-        under both thresholds: only a slot both fill, a change of stance or negation, a
-        word given up, or one fact's units all in the other's can (``judge`` decides).
-        ``shared``: the words the two share, when the caller has them."""
-        if (new.slots and self.slots) or new.negated != self.negated:
+    def may_relate(self, stance: _Stance, shared: frozenset[str]) -> bool:
+        """Whether ``judge`` may relate the new fact (its ``stance``) to this one when
+        their similarity is under both thresholds: only a slot both fill, a change of
+        stance or negation, a word given up, or one fact's units all in the other's can
+        (``judge`` decides). ``shared``: the words the two share."""
+        if (self.flags ^ stance.flip) & stance.test:
             return True
-        if new.likes is not None and self.likes is not None and new.likes != self.likes:
-            return True
+        new = stance.new
         if new.given_up and not new.given_up.isdisjoint(self.words):
-            return True
-        if new.shift and not self.shift:  # maybe a change said over the old fact's words
             return True
         units = self.words if self.units is None else self.units
         # One holds the other's units when the units both hold are all of one's (each
         # tuple's units are distinct). Counted, not tested with ``issubset``, which makes
         # a set of the tuple first; for facts whose units are their words (most), the
         # units both hold are the shared words, already found.
-        if shared is None or self.units is not None or new.units is not new.words:
+        if self.units is not None or new.units is not new.words:
             shared = new.units.intersection(units)
         both = len(shared)
         return both == len(units) or both == len(new.units)
+
+
+class _Stance:
+    """The readings of a new fact that relate it to any fact whatever their words: a
+    slot both fill, a negation either way, the opposite liking, a change said. Each held
+    fact keeps its side as bits, so the test of a pair is one expression."""
+
+    SLOTS, NEGATED, LIKES, DISLIKES, SHIFT = 1, 2, 4, 8, 16
+
+    def __init__(self, new: Fact) -> None:
+        self.new = new
+        # A held fact relates when (its flags ^ flip) & test is not 0: a slot of its own
+        # (if the new fact has one), another negation, the other liking, no change said
+        # (if the new fact says one).
+        self.flip = (self.NEGATED if new.negated else 0) | (self.SHIFT if new.shift else 0)
+        self.test = (
+            (self.SLOTS if new.slots else 0)
+            | self.NEGATED
+            | {True: self.DISLIKES, False: self.LIKES, None: 0}[new.likes]
+            | (self.SHIFT if new.shift else 0)
+        )
+
+    @classmethod
+    def flags(cls, fact: Fact) -> int:
+        return (
+            (cls.SLOTS if fact.slots else 0)
+            | (cls.NEGATED if fact.negated else 0)
+            | {True: cls.LIKES, False: cls.DISLIKES, None: 0}[fact.likes]
+            | (cls.SHIFT if fact.shift else 0)
+        )
 
 
 def _interned(words: frozenset[str]) -> tuple[str, ...]:
@@ -108,43 +137,51 @@ def _interned(words: frozenset[str]) -> tuple[str, ...]:
 
 class FactSet:
     """Facts held for comparison: an inverted index from word to facts, with idf weights,
-    and one from (subject, attribute) to the facts filling that slot."""
+    and one from (subject, attribute) to the facts filling that slot.
+
+    Inside, a fact is its number: its place in the order facts were added (a fact added
+    again gets a new one). Postings and slots hold numbers, in that order, so the newest
+    come last and a lookup is a list's, not a dict's."""
 
     def __init__(self) -> None:
-        self._facts: dict[str, _Held] = {}
+        self._held: list[_Held | None] = []  # by number; None once discarded
+        self._keys: list[str] = []  # by number
+        self._numbers: dict[str, int] = {}  # every key ever added: its latest number
+        self._live = 0
         # Lists, not sets: a full run holds the postings of every live fact's words, and a
-        # list takes a third of a set's memory. Each key is in a list at most once.
-        self._postings: defaultdict[str, list[str]] = defaultdict(list)
-        self._slot_keys: defaultdict[tuple[str, str], dict[str, None]] = defaultdict(dict)
-        self._order: dict[str, int] = {}
+        # list takes a third of a set's memory. Each number is in a list at most once.
+        self._postings: defaultdict[str, list[int]] = defaultdict(list)
+        self._slot_numbers: defaultdict[tuple[str, str], dict[int, None]] = defaultdict(dict)
         self._last: Fact | None = None  # the text ``best`` read, added next as a rule
 
     def __len__(self) -> int:
-        return len(self._facts)
+        return self._live
 
     def add(self, key: str, text: str) -> None:
+        self.discard(key)
         last = self._last
         fact = last if last is not None and last.text == text else Fact.read(text)
-        self._facts[key] = _Held.of(fact)
-        again = key in self._order  # only a key added before can be in a list already
-        self._order[key] = len(self._order)
+        number = len(self._held)
+        self._held.append(_Held.of(fact))
+        self._keys.append(key)
+        self._numbers[key] = number
+        self._live += 1
         for word in fact.words:
-            keys = self._postings[word]
-            if not again or key not in keys:
-                keys.append(key)
+            self._postings[word].append(number)
         for slot in fact.slots:
-            self._slot_keys[(slot.subject, slot.attribute)][key] = None
+            self._slot_numbers[(slot.subject, slot.attribute)][number] = None
 
     def discard(self, key: str) -> None:
-        fact = self._facts.pop(key, None)
-        if fact is None:
+        number = self._numbers.get(key)
+        fact = None if number is None else self._held[number]
+        if number is None or fact is None:
             return
+        self._held[number] = None
+        self._live -= 1
         for word in fact.words:
-            keys = self._postings[word]
-            if key in keys:
-                keys.remove(key)
+            self._postings[word].remove(number)
         for slot in fact.slots:
-            self._slot_keys[(slot.subject, slot.attribute)].pop(key, None)
+            self._slot_numbers[(slot.subject, slot.attribute)].pop(number, None)
 
     def _similarity(self, a: frozenset[str], b: frozenset[str], idf: dict[str, float]) -> float:
         """The higher of Jaccard and idf-weighted Jaccard of two word sets (``idf``: the
@@ -154,7 +191,7 @@ class FactSet:
         union = a | b
         shared = a & b
         jaccard = len(shared) / len(union)
-        total = len(self._facts)
+        total = self._live
         for word in union - idf.keys():
             idf[word] = math.log(1 + total / (1 + len(self._postings.get(word, ()))))
         weighted = sum(idf[w] for w in shared) / sum(idf[w] for w in union)
@@ -169,81 +206,84 @@ class FactSet:
         new = self._last = text if isinstance(text, Fact) else Fact.read(text)
         if not new.words and not new.slots:
             return None
-        skip = set(exclude)
+        skip = {self._numbers[key] for key in exclude if key in self._numbers}
         best: Match | None = None
         # A sure verdict outranks any doubtful one: a doubtful repeat of "He lives in
         # Berlin" must not hide that "I live in Berlin" surely supersedes "I live in Paris".
         rank: tuple[bool, int, float, int] = (False, 0, 0.0, -1)
         idf: dict[str, float] = {}
         ceiling = _Ceiling(self, new.words, idf)
+        stance = _Stance(new)
         threshold, limits = min(duplicate, conflict), (duplicate, conflict)
-        for key in self._candidates(new):
-            if key in skip:
+        words, held_facts = new.words, self._held
+        for number in self._candidates(new):
+            if number in skip:
                 continue
-            held = self._facts[key]
+            held = held_facts[number]
+            assert held is not None  # postings and slots hold live facts only
             # Too few shared words to pass either threshold: only the slot, cue and
             # containment rules can relate the pair, and they do not read the similarity.
             # Weigh the words (the costly part) only for a pair they do relate.
-            shared = new.words.intersection(held.words)
+            shared = words.intersection(held.words)
             below = ceiling.below(held.words, threshold, shared)
-            if below and not held.may_relate(new, shared):
+            if below and not held.may_relate(stance, shared):
                 continue
             old = held.fact()
             if below and not judge(new, old, 0.0, *limits):
                 continue
-            sim = self._similarity(new.words, old.words, idf)
+            sim = self._similarity(words, old.words, idf)
             found = judge(new, old, sim, duplicate, conflict)
             if found is None:
                 continue
-            mine = (not found.doubtful, _PRIORITY[found.verdict], sim, self._order[key])
+            mine = (not found.doubtful, _PRIORITY[found.verdict], sim, number)
             if mine > rank:
+                key = self._keys[number]
                 best, rank = Match(key, sim, found.verdict, found.signal, found.doubtful), mine
         return best
 
-    def _candidates(self, new: Fact) -> list[str]:
+    def _candidates(self, new: Fact) -> list[int]:
         """Facts filling one of the new fact's slots (newest first), then those sharing
         most of its rarest words: a repeat or a contradiction shares its subject, and rare
         words keep the lists short. A word in over _MAX_POSTING facts is too common to
         find a repeat by."""
-        found: dict[str, None] = {}
+        found: dict[int, None] = {}
         for slot in new.slots:
-            keys = self._slot_keys.get((slot.subject, slot.attribute), {})
-            found.update(dict.fromkeys(islice(reversed(keys), _MAX_SLOT_CANDIDATES)))
+            numbers = self._slot_numbers.get((slot.subject, slot.attribute), {})
+            found.update(dict.fromkeys(islice(reversed(numbers), _MAX_SLOT_CANDIDATES)))
         postings = self._postings
         shared = [w for w in new.words if 0 < len(postings.get(w, ())) <= _MAX_POSTING]
         rare = sorted(shared, key=lambda w: (len(postings[w]), w))[:4]
-        lists = [postings[w] for w in rare]
-        found.update(dict.fromkeys(_most_shared(lists, self._order, _MAX_CANDIDATES)))
+        found.update(dict.fromkeys(_most_shared([postings[w] for w in rare], _MAX_CANDIDATES)))
         return list(found)
 
 
-def _most_shared(lists: list[list[str]], order: dict[str, int], limit: int) -> list[str]:
-    """Up to ``limit`` keys of the lists (each a posting in the order its keys were added,
-    rarest word first, holding a key at most once): those in most lists first, newest
-    first among equals; then the newest of the rest, the rarest word's first.
+def _most_shared(lists: list[list[int]], limit: int) -> list[int]:
+    """Up to ``limit`` numbers of the lists (each a posting, ascending, rarest word
+    first): those in most lists first, newest (highest) first among equals; then the
+    newest of the rest, the rarest word's first.
 
     A run over a large vault asks this of every new fact, and most of the thousands of
-    keys are in one list: set operations in C find the few in two or more (no set is made
-    of the longest list, only looked up in), and the rest are taken in list order, not
-    sorted."""
-    seen: set[str] = set()
-    shared: set[str] = set()  # in two or more lists
-    for number, keys in enumerate(lists):
+    numbers are in one list: set operations in C find the few in two or more (no set is
+    made of the longest list, only looked up in), and the rest are taken in list order,
+    not sorted."""
+    seen: set[int] = set()
+    shared: set[int] = set()  # in two or more lists
+    for place, numbers in enumerate(lists):
         if seen:
-            shared.update(seen.intersection(keys))
-        if number < len(lists) - 1:
-            seen.update(keys)
-    counts: Counter[str] = Counter()
-    for keys in lists if shared else ():
-        counts.update(shared.intersection(keys))
-    ranked = sorted(shared, key=lambda k: (-counts[k], -order[k]))[:limit]
+            shared.update(seen.intersection(numbers))
+        if place < len(lists) - 1:
+            seen.update(numbers)
+    counts: Counter[int] = Counter()
+    for numbers in lists if shared else ():
+        counts.update(shared.intersection(numbers))
+    ranked = sorted(shared, key=lambda n: (-counts[n], -n))[:limit]
     if len(ranked) == limit:
         return ranked
-    chosen = set(ranked)  # every key in two or more lists: the rest are each in one
-    for keys in lists:
-        for key in reversed(keys):
-            if key not in chosen:
-                ranked.append(key)
+    chosen = set(ranked)  # every number in two or more lists: the rest are each in one
+    for numbers in lists:
+        for number in reversed(numbers):
+            if number not in chosen:
+                ranked.append(number)
                 if len(ranked) == limit:
                     return ranked
     return ranked
@@ -256,14 +296,14 @@ class _Ceiling:
     the least weight any other word can have (a word in every fact ever added)."""
 
     def __init__(self, facts: FactSet, new: frozenset[str], idf: dict[str, float]) -> None:
-        total = len(facts._facts)
+        total = facts._live
         for word in new - idf.keys():
             idf[word] = math.log(1 + total / (1 + len(facts._postings.get(word, ()))))
         self.new, self.idf = new, idf
         self.weight = sum(idf[w] for w in new)
         self.top = max((idf[w] for w in new), default=0.0)  # the heaviest word's weight
         # No posting holds more keys than were ever added, and idf falls as postings grow.
-        self.floor = math.log(1 + total / (1 + len(facts._order))) if total else 0.0
+        self.floor = math.log(1 + total / (1 + len(facts._numbers))) if total else 0.0
 
     def below(
         self, old: tuple[str, ...], threshold: float, shared: frozenset[str] | None = None
