@@ -28,6 +28,12 @@ def test_commands_and_paths() -> None:
     assert "scripts/backup.sh" in found.paths
 
 
+def test_an_empty_code_span_is_no_command() -> None:
+    """A code span of spaces (`` ` ` ``) used to stop the whole line's reading."""
+    found = extract("Type ` ` between the words, then run `git pull`")
+    assert found.commands == ["git pull"]
+
+
 def test_versions_dates_amounts() -> None:
     found = extract(
         "Upgrade to PostgreSQL 16.4 and v2.3.0-rc.1 by 2026-12-01; "

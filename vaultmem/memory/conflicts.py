@@ -354,10 +354,15 @@ class Fact:
         "Don't" ("Don't forget I live in Berlin") is no negation."""
         said = strip_triggers(text)
         line = Line.of(said)
-        found = units(said, line)
         said_words = words(said, line)
-        if found == said_words:  # often so for a fact in Latin script without filler
-            found = said_words  # one set, not two: a full run holds every live fact's
+        # Text in Latin script without filler has its words as its units: read once, and
+        # one set, not two (a full run holds every live fact's).
+        if said.isascii() and not _G_FILLER.search(said, line):
+            found = said_words
+        else:
+            found = units(said, line)
+            if found == said_words:
+                found = said_words
         given_up = replaced(said, line)
         return cls(
             text,

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .dates import resolve_dates
+from .gates import Gate, Line
 from .people import COMMON_WORDS, about, people
 
 _URL = re.compile(r"https?://[^\s<>\"'`\])]+")
@@ -34,6 +35,9 @@ _PROJECT_HINT = re.compile(
     r"\b(?:the\s+)?([A-Z][\w-]+)\s+(?:project|repo|repository|app|service|release)\b"
     r"|\bproject\s+([A-Z][\w-]+)|#project/([\w-]+)|项目\s*([A-Za-z][\w-]*)"
 )
+# Every match of _PROJECT_HINT holds one of these (case-folded).
+_PROJECT_GATE = Gate(parts=("project", "repo", "app", "service", "release", "项目"))
+_DIGIT = re.compile(r"\d")
 _MONEY = re.compile(
     r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kKmM]\b)?"
     r"|\d[\d,]*(?:\.\d+)?\s?(?:万元|万|元|块钱|块|美元|欧元|千|亿|"
@@ -57,6 +61,12 @@ class Metadata:
     about: str | None = None  # the person the line is about, when not the owner
 
 
+def _commands(text: str) -> list[str]:
+    """The shell commands of a line's code spans (`` `git pull` ``)."""
+    commands = [code.strip().removeprefix("$ ") for code in _CODE.findall(text)]
+    return [c for c in commands if c and c.split()[0] in _COMMANDS]
+
+
 def _unique(items: list[str]) -> list[str]:
     return [i for i in dict.fromkeys(i.strip() for i in items) if i]
 
@@ -71,7 +81,10 @@ def extract(text: str, day: dt.date | None = None, known_people: Iterable[str] =
         known_people: names earlier facts hold as people (a person by that alone).
     """
     known = known_people if isinstance(known_people, (set, frozenset)) else set(known_people)
-    urls = _unique([u.rstrip(".,;:!?") for u in _URL.findall(text)])
+    # Each pattern runs only on a line holding what any match of it must hold (a URL's
+    # "://", a path's "/", a version's or an amount's digit): most lines hold none.
+    linked = "://" in text
+    urls = _unique([u.rstrip(".,;:!?") for u in _URL.findall(text)]) if linked else []
     repos = []
     for url in urls:
         match = re.match(
@@ -80,21 +93,24 @@ def extract(text: str, day: dt.date | None = None, known_people: Iterable[str] =
         )
         if match:
             repos.append(f"{match.group(1)}/{match.group(2).removesuffix('.git')}")
-    repos += [f"{host}/{name}" for host, name in _SSH_REPO.findall(text)]
-    commands = [code.strip().removeprefix("$ ") for code in _CODE.findall(text)]
-    commands = [c for c in commands if c.split()[0] in _COMMANDS] if commands else []
-    without_urls = _URL.sub(" ", text)
-    paths = [p for p in _PATH.findall(without_urls) if not _VERSION.fullmatch(p)]
-    projects = [a or b or c or d for a, b, c, d in _PROJECT_HINT.findall(text)]
+    if "git@" in text:
+        repos += [f"{host}/{name}" for host, name in _SSH_REPO.findall(text)]
+    commands = _commands(text) if "`" in text else []
+    without_urls = _URL.sub(" ", text) if linked else text
+    paths = _PATH.findall(without_urls) if "/" in without_urls else []
+    paths = [p for p in paths if not _VERSION.fullmatch(p)]
+    hinted = _PROJECT_GATE.admits(Line.of(text))
+    projects = [a or b or c or d for a, b, c, d in _PROJECT_HINT.findall(text)] if hinted else []
     projects = [p for p in projects if p not in COMMON_WORDS]  # "The project", "My app"
+    digit = _DIGIT.search(text) is not None
     return Metadata(
         urls=urls,
         repositories=_unique(repos),
         commands=_unique(commands),
         paths=_unique(paths),
-        versions=_unique(_VERSION.findall(without_urls)),
+        versions=_unique(_VERSION.findall(without_urls)) if digit else [],
         dates=resolve_dates(text, day),
-        amounts=_unique([m.group(0) for m in _MONEY.finditer(text)]),
+        amounts=_unique([m.group(0) for m in _MONEY.finditer(text)]) if digit else [],
         people=people(text, known),
         projects=_unique(projects),
         about=about(text, known),
