@@ -67,7 +67,7 @@ from .reading import (
     read_notes,
 )
 from .report import Report
-from .scoring import entities
+from .scoring import entities, likelihood
 from .tiers import TIERS, tier
 from .topics import Topic, gather, page_block, page_header
 from .upkeep import FactUpkeep, facts_header
@@ -216,7 +216,8 @@ class Consolidation(FactUpkeep):
 
     def _admit(self, path: str, day: str, admitted: Admitted) -> None:
         self.report.admitted += 1
-        text, key, confidence = admitted.text, admitted.key, admitted.confidence
+        text, key = admitted.text, admitted.key
+        confidence = likelihood(text)
         if admitted.block_id is None:
             self._give_block_id(path, admitted.raw, admitted.ident)
         match = self.factset.best(
@@ -253,10 +254,10 @@ class Consolidation(FactUpkeep):
         sources = [key]
         if match is not None and match.verdict == "subsumes" and supersedes:
             sources += [s for s in self.by_id[match.key].sources if s != key]
-        meta, target = admitted.meta, admitted.target
+        meta = admitted.meta
         if not self.people.alike(text):  # the reader's people and ours differ on a name here
             meta = extract(text, date_of(day), self.people.here)
-            target = route(admitted.rated, meta, text)
+        target = route(admitted.rated, meta, text)
         if self.llm is not None:  # only a fact the rules could not place is asked about
             target = self.llm.place(text, target)
         new_id = fact_id(key)  # one string for the line, the plan and the log

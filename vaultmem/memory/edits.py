@@ -10,6 +10,7 @@ by block id), so applying a plan twice, or again after a crash, gives the same f
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections import Counter
@@ -42,10 +43,20 @@ class Edits:
 
     def edit_line(self, path: str, block_id: str, change: Callable[[str], str]) -> None:
         """Change the line that ends with ``^block_id`` (nothing if a person removed it)."""
-        self.add(path, lambda old: _edit(old, block_id, change))
+        changes = self.changes.setdefault(path, [])
+        if not _PLAIN_ID.fullmatch(block_id):
+            changes.append(lambda old: _edit(old, block_id, change))
+            return
+        # Edits by id in a row are made in one pass over the note (a run that moves
+        # hundreds of facts out of one note searched the whole note for each).
+        if not (changes and isinstance(changes[-1], _LineEdits)):
+            changes.append(_LineEdits())
+        last = changes[-1]
+        assert isinstance(last, _LineEdits)
+        last.steps.append((block_id, change))
 
     def remove_line(self, path: str, block_id: str) -> None:
-        self.add(path, lambda old: _edit(old, block_id, lambda line: ""))
+        self.edit_line(path, block_id, lambda line: "")
 
     def move_line(self, root: Path, source: str, target: str, block_id: str, header: str) -> None:
         """Move a line to another note: appended to ``target`` as ``source`` holds it when
@@ -155,6 +166,60 @@ def _append(old: str, lines: list[str], header: str) -> str:
     elif not old.endswith("\n"):
         old += "\n"
     return old + "\n".join(new) + "\n"
+
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9-]+")
+_LINE_ID = re.compile(rf"{_SPACE}\^([A-Za-z0-9-]+){_SPACE}*\r?$")
+
+
+class _LineEdits:
+    """Changes of lines by block id, in order, made in one pass over the note: each the
+    change ``_edit`` makes, to the first line that ends with its id when its turn comes."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[str, Callable[[str], str]]] = []
+
+    def __call__(self, old: str) -> str:
+        split = old.split("\n")
+        last = len(split) - 1
+        where: dict[str, list[int]] = {}  # block id -> the lines ending with it, in order
+        for number, text in enumerate(split):
+            ident = _line_id(text, number == last)
+            if ident is not None:
+                where.setdefault(ident, []).append(number)
+        lines: list[str | None] = list(split)  # None: a line removed
+        for step, (block_id, change) in enumerate(self.steps):
+            found = where.get(block_id)
+            if not found:
+                continue
+            number = found.pop(0)
+            line = lines[number]
+            assert line is not None
+            bare = line.removesuffix("\r")
+            new = change(bare)
+            if "\n" in new:  # no longer one line: the rest as ``_edit`` makes them
+                lines[number] = new + line[len(bare) :]
+                note = "\n".join(line for line in lines if line is not None)
+                for block, rest in self.steps[step + 1 :]:
+                    note = _edit(note, block, rest)
+                return note
+            if not new:  # the line goes, with its line break (the last line has none)
+                lines[number] = "" if number == last else None
+                continue
+            lines[number] = changed = new + line[len(bare) :]
+            ident = _line_id(changed, number == last)
+            if ident is not None:
+                bisect.insort(where.setdefault(ident, []), number)
+        return "\n".join(line for line in lines if line is not None)
+
+
+def _line_id(line: str, last: bool) -> str | None:
+    """The block id that ends a line of a note (split at line breaks), as ``_edit`` finds
+    it: a line carriage return only before a line break, not at the note's end."""
+    if last and line.endswith("\r"):
+        return None
+    match = _LINE_ID.search(line)
+    return match.group(1) if match else None
 
 
 def _edit(old: str, block_id: str, change: Callable[[str], str]) -> str:

@@ -1,6 +1,6 @@
 """Phases 1 and 2 of a consolidation, note by note: the daily-note lines not yet distilled,
-scored, admitted, and what each admitted line says as a fact (``conflicts.Fact``), its
-metadata and where it goes.
+scored, admitted, and what each admitted line says as a fact (``conflicts.Fact``) and its
+metadata.
 
 This part of a run depends only on the notes, read in order (a line's score depends on
 the names of the lines before it), hardly on the facts the run writes. So a run over many
@@ -27,12 +27,11 @@ from ..config import Config
 from ..files import FileStat, read_note, scan_notes
 from ..merge import is_conflict_copy
 from ..workers import forked
-from .categories import route
 from .conflicts import Fact
 from .extract import Metadata, extract
 from .facts import PLAIN_ROLES, Entry, daily_date, fraction, line_id, parse_entries, source_key
 from .remember import ECHO_MARKERS, NOISE_PREFIXES
-from .scoring import Score, entities, likelihood, score
+from .scoring import Score, entities, score
 from .secrets import mask_secrets
 from .wording import strip_triggers
 
@@ -78,8 +77,8 @@ class Admitted:
     """A line admitted as a fact: ``raw`` the line as typed, ``block_id`` its own id if it
     has one, ``text`` the fact's words (capture request stripped, secrets masked, its
     speaker's role first), ``rated`` its score (without the reasons: a child sends this
-    through a pipe), ``reading`` what the words say, ``meta`` their metadata and ``target``
-    the facts file they go to, as the reader's people make them."""
+    through a pipe), ``reading`` what the words say and ``meta`` their metadata, as the
+    reader's people make them."""
 
     raw: str
     block_id: str | None
@@ -88,10 +87,8 @@ class Admitted:
     rated: Score
     value: float
     text: str
-    confidence: float | None
     reading: Fact
     meta: Metadata
-    target: str
 
 
 @dataclass(slots=True)
@@ -193,7 +190,6 @@ class LineReader:
             text = f"{entry.role}: {text}"
         meta = extract(text, day, self.people)
         self.people.update(meta.people)
-        target = route(rated, meta, text)
         reading = Fact.read(text)
         return Admitted(
             entry.raw,
@@ -203,10 +199,8 @@ class LineReader:
             replace(rated, reasons=()),
             value,
             text,
-            likelihood(text),
             reading,
             meta,
-            target,
         )
 
 

@@ -65,7 +65,7 @@ def slots(text: str) -> list[Slot]:
     one of its sentences ("Remember: ...", "记住：...") is no part of what it says."""
     speaker, text = _speaker(strip_triggers(text))
     found: dict[Slot, None] = {}
-    for sentence in w.SENTENCE.split(text):
+    for sentence in w.SENTENCE.split(text) if w.SENTENCE_HINT.search(text) else [text]:
         if sentence.strip():
             for slot in _sentence_slots(strip_triggers(sentence)):
                 found.setdefault(_as_said_by(slot, speaker), None)
