@@ -150,7 +150,7 @@ def test_paths_and_headings_are_stored_once(vault_path: Path) -> None:
 
 @pytest.fixture
 def many_notes(tmp_path: Path) -> Path:
-    for i in range(1200):
+    for i in range(2000):
         write(tmp_path, f"n/{i}.md", f"- note {i}\n")
     return tmp_path
 

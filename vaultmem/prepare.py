@@ -93,8 +93,12 @@ def _prepare(
 # Notes a worker process takes at a time, and how many such batches may be under way or
 # waiting to be written at once: the run's memory is bounded by that window, not by the
 # vault (``Executor.map`` would submit every note at once and keep every result the writer
-# had not reached yet: hundreds of MB at 100,000 notes).
-BATCH_NOTES = 32
+# had not reached yet: hundreds of MB at 100,000 notes). Batches of 128, not 32: each
+# batch is a hand-over between this process's threads (the pool's and the writer's) and
+# the workers wait on each; on the 5,000 dense notes of facts a large consolidation writes,
+# 32 took 11.5 s and 128 took 9 s (a full reindex of 10,000 notes: 8.0 s either way, peak
+# RSS 126 MB against 135 MB).
+BATCH_NOTES = 128
 BATCHES_AHEAD = 8
 
 

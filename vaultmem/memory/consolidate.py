@@ -67,7 +67,7 @@ from .reading import (
     read_notes,
 )
 from .report import Report
-from .scoring import entities, likelihood
+from .scoring import likelihood
 from .tiers import TIERS, tier
 from .topics import Topic, gather, page_block, page_header
 from .upkeep import FactUpkeep, facts_header
@@ -195,9 +195,9 @@ class Consolidation(FactUpkeep):
         (``reading.py``, in a child process for a large run), then each admitted one
         compared with the facts and distilled here."""
         saved = self._read_checkpoint() if self.mode == "daily" else {}
-        known: set[str] = {e.casefold() for fact in self.facts for e in entities(fact.text)}
         people = self.people.start_reader()
-        reader = LineReader(self.config, distilled, set(self.cited), known, saved, people)
+        facts = [fact.text for fact in self.facts]
+        reader = LineReader(self.config, distilled, set(self.cited), facts, saved, people)
         stats = note_stats(self.root, self.config, self.daily)
         for note in read_daily(reader, self.root, stats):
             if note.notice:

@@ -153,11 +153,18 @@ class FactSet:
         self._postings: defaultdict[str, list[int]] = defaultdict(list)
         self._slot_numbers: defaultdict[tuple[str, str], dict[int, None]] = defaultdict(dict)
         self._last: Fact | None = None  # the text ``best`` read, added next as a rule
+        # Facts added before the first search, read at it: a run adds the vault's facts
+        # before its reader process starts, and reads them while that process works.
+        self._waiting: dict[str, str] | None = {}
 
     def __len__(self) -> int:
-        return self._live
+        return self._live + len(self._waiting or ())
 
     def add(self, key: str, text: str) -> None:
+        if self._waiting is not None:
+            self._waiting.pop(key, None)  # added again: the last, as it would be
+            self._waiting[key] = text
+            return
         self.discard(key)
         last = self._last
         fact = last if last is not None and last.text == text else Fact.read(text)
@@ -172,6 +179,9 @@ class FactSet:
             self._slot_numbers[(slot.subject, slot.attribute)][number] = None
 
     def discard(self, key: str) -> None:
+        if self._waiting is not None:
+            self._waiting.pop(key, None)
+            return
         number = self._numbers.get(key)
         fact = None if number is None else self._held[number]
         if number is None or fact is None:
@@ -203,6 +213,10 @@ class FactSet:
         """The earlier fact the new text (or its ``Fact.read``, when read already) relates
         to most, with the verdict; ``None`` when none is related (no shared slot, no
         containment, under ``conflict`` similar)."""
+        if self._waiting is not None:
+            waiting, self._waiting = self._waiting, None
+            for key, said in waiting.items():
+                self.add(key, said)
         new = self._last = text if isinstance(text, Fact) else Fact.read(text)
         if not new.words and not new.slots:
             return None

@@ -120,7 +120,8 @@ class LineReader:
         config: the vault's configuration.
         distilled: source keys of lines dealt with before (logged or cited by a fact).
         cited: source keys facts cite.
-        known: case-folded names seen before (the facts' names).
+        facts: the words of the facts there are: their names, case-folded, are the names
+            seen before (read when the reading starts: in the child, for a large run).
         saved: the checkpoint of a daily run: a note whose hash it has is not read again.
         people: names live facts hold as people (the reader's own copy).
     """
@@ -130,15 +131,18 @@ class LineReader:
         config: Config,
         distilled: set[str],
         cited: set[str],
-        known: set[str],
+        facts: list[str],
         saved: dict[str, dict[str, Any]],
         people: set[str],
     ) -> None:
         self.config, self.daily = config, config.vault.daily_folder
-        self.distilled, self.cited, self.known, self.saved = distilled, cited, known, saved
+        self.distilled, self.cited, self.saved = distilled, cited, saved
+        self.facts = facts
+        self.known: set[str] = set()
         self.people = people
 
     def read_all(self, root: Path, stats: list[FileStat]) -> Iterator[NoteLines]:
+        self.known = {name.casefold() for text in self.facts for name in entities(text)}
         for done, note in enumerate(read_notes(root, self.config, stats), 1):
             day = daily_date(note.path, self.daily)
             lines = NoteLines(note.path, day or "", done, len(stats), notice=note.notice)
