@@ -29,8 +29,9 @@ an optional LLM pass may re-judge those. ``factset.py`` finds the closest earlie
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from sys import intern
+from typing import Any
 
 from ..terms import bigrams, cjk_run
 from .gates import Gate, Gated, Line
@@ -347,6 +348,11 @@ class Fact:
     additive: bool = False
     given_up: frozenset[str] = frozenset()
 
+    def __reduce__(self) -> tuple[type[Fact], tuple[Any, ...]]:
+        # Pickled as its fields, made again by one call: a slots dataclass is otherwise
+        # set field by field in Python (a large run's reader sends some 90,000).
+        return Fact, tuple(getattr(self, name) for name in _FACT_FIELDS)
+
     @classmethod
     def read(cls, text: str) -> Fact:
         """The readings of what the text says: a capture request still in it (a fact
@@ -376,6 +382,9 @@ class Fact:
             bool(_G_ADDITIVE.search(said, line)),
             given_up or NO_WORDS,
         )
+
+
+_FACT_FIELDS = tuple(f.name for f in fields(Fact))
 
 
 def judge(

@@ -29,6 +29,8 @@ _DIGIT = re.compile(r"\d")
 
 def fold(text: str) -> str:
     """``text`` lower-cased the way an ``re.IGNORECASE`` pattern compares letters."""
+    if text.isascii():  # none of the three letters to map (and a translation is slow)
+        return text.lower()
     return text.translate(_FOLD).lower()
 
 

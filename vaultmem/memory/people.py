@@ -176,7 +176,7 @@ def people(text: str, known: Iterable[str] = ()) -> list[str]:
     searches = (
         (_CONTEXT, _G_CONTEXT.finditer(text, Line.of(text))),
         (_AFTER, _AFTER.finditer(text)),
-        (_ZH_CONTEXT, _ZH_CONTEXT.finditer(text)),
+        (_ZH_CONTEXT, _ZH_CONTEXT.finditer(text) if "我" in text else iter(())),
     )
     for pattern, matches in searches:
         for match in matches:
