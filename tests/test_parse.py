@@ -85,6 +85,11 @@ def test_obsidian_syntax_is_kept_verbatim() -> None:
     assert quote.text == "> [!note] Callout title\n> body with %%a comment%%"
 
 
+def test_a_block_anchor_in_a_link_is_no_tag() -> None:
+    assert find_tags("[kind:: fact] [source:: [[memory/2026-11-22#^s1-1]]] ^f1") == []
+    assert find_tags("[[memory/2026-11-22#^s1-1]] and #real, #^not") == ["real"]
+
+
 def test_tags_links_fields_block_ids() -> None:
     text = (
         "Met [[Alice|Al]] and ![[diagram.png]] about [[Atlas#Plan]] #work/atlas #2026 `#code` x#y"

@@ -408,7 +408,9 @@ def _in_code(start: int, end: int, code: list[tuple[int, int]]) -> bool:
 
 def find_tags(text: str) -> list[str]:
     """Inline ``#tags`` in a block's text (not inside code), in order, without ``#``."""
-    if "#" not in text:
+    # A "#" before "^" starts no tag: a fact's source link (``[[memory/2026-11-22#^s1]]``)
+    # makes most lines of a vault's facts hold one.
+    if "#" not in text or text.count("#") == text.count("#^"):
         return []
     code = code_ranges(text)
     return [m.group(1) for m in _TAG.finditer(text) if not _in_code(*m.span(), code)]

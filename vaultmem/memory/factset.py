@@ -310,12 +310,14 @@ class _Ceiling:
     the least weight any other word can have (a word in every fact ever added)."""
 
     def __init__(self, facts: FactSet, new: frozenset[str], idf: dict[str, float]) -> None:
-        total = facts._live
-        for word in new - idf.keys():
-            idf[word] = math.log(1 + total / (1 + len(facts._postings.get(word, ()))))
+        total, postings, log = facts._live, facts._postings, math.log
+        for word in new:
+            if word not in idf:
+                idf[word] = log(1 + total / (1 + len(postings.get(word, ()))))
+        weights = list(map(idf.__getitem__, new))
         self.new, self.idf = new, idf
-        self.weight = sum(idf[w] for w in new)
-        self.top = max((idf[w] for w in new), default=0.0)  # the heaviest word's weight
+        self.weight = sum(weights)
+        self.top = max(weights, default=0.0)  # the heaviest word's weight
         # No posting holds more keys than were ever added, and idf falls as postings grow.
         self.floor = math.log(1 + total / (1 + len(facts._numbers))) if total else 0.0
 
