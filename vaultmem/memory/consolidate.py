@@ -67,7 +67,6 @@ from .reading import (
     read_notes,
 )
 from .report import Report
-from .scoring import likelihood
 from .tiers import TIERS, tier
 from .topics import Topic, gather, page_block, page_header
 from .upkeep import FactUpkeep, facts_header
@@ -216,8 +215,7 @@ class Consolidation(FactUpkeep):
 
     def _admit(self, path: str, day: str, admitted: Admitted) -> None:
         self.report.admitted += 1
-        text, key = admitted.text, admitted.key
-        confidence = likelihood(text)
+        text, key, confidence = admitted.text, admitted.key, admitted.confidence
         if admitted.block_id is None:
             self._give_block_id(path, admitted.raw, admitted.ident)
         match = self.factset.best(

@@ -31,7 +31,7 @@ from .conflicts import Fact
 from .extract import Metadata, extract
 from .facts import PLAIN_ROLES, Entry, daily_date, fraction, line_id, parse_entries, source_key
 from .remember import ECHO_MARKERS, NOISE_PREFIXES
-from .scoring import Score, entities, score
+from .scoring import Score, entities, likelihood, score
 from .secrets import mask_secrets
 from .wording import strip_triggers
 
@@ -77,8 +77,8 @@ class Admitted:
     """A line admitted as a fact: ``raw`` the line as typed, ``block_id`` its own id if it
     has one, ``text`` the fact's words (capture request stripped, secrets masked, its
     speaker's role first), ``rated`` its score (without the reasons: a child sends this
-    through a pipe), ``reading`` what the words say and ``meta`` their metadata, as the
-    reader's people make them."""
+    through a pipe), ``confidence`` the likelihood its words express, ``reading`` what
+    the words say and ``meta`` their metadata, as the reader's people make them."""
 
     raw: str
     block_id: str | None
@@ -87,6 +87,7 @@ class Admitted:
     rated: Score
     value: float
     text: str
+    confidence: float | None
     reading: Fact
     meta: Metadata
 
@@ -203,6 +204,7 @@ class LineReader:
             replace(rated, reasons=()),
             value,
             text,
+            likelihood(text),  # after ``Fact.read``: the line as the gates read it is kept
             reading,
             meta,
         )
