@@ -18,7 +18,7 @@ from conftest import write
 from vaultmem import Vault
 from vaultmem.errors import VaultmemError
 from vaultmem.memory.reading import FORK_MIN_NOTES
-from vaultmem.workers import can_fork, forked
+from vaultmem.workers import PIPE_BYTES, can_fork, forked
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="forks only on Linux, with one thread")
 
@@ -34,6 +34,44 @@ def test_the_items_come_in_order_from_another_process() -> None:
     assert [n for n, _ in items] == list(range(25))
     assert {pid for _, pid in items} != {os.getpid()}
     assert len({pid for _, pid in items}) == 1
+
+
+def test_the_child_runs_ahead_of_a_slow_caller_only_so_far(tmp_path: Path) -> None:
+    """The pipe holds about PIPE_BYTES: more than a batch or two (the two processes take
+    turns being the slower one), and no more than that (the child's lead is bounded)."""
+    made = tmp_path / "made"
+
+    def large() -> Iterator[str]:
+        for n in range(1000):
+            with made.open("a") as out:
+                out.write(f"{n}\n")
+            yield "x" * 10_000
+
+    items = forked(large, batch=1)
+    next(items)
+    count, quiet_since = -1, time.monotonic()
+    while time.monotonic() - quiet_since < 1.0:  # until the child stops making more
+        now = len(made.read_text().split())
+        if now != count:
+            count, quiet_since = now, time.monotonic()
+        time.sleep(0.05)
+    assert 64 * 1024 // 10_000 + 2 < count <= PIPE_BYTES // 10_000 + 3
+    assert sum(1 for _ in items) == 999
+
+
+def test_a_process_that_leaves_the_child_unread_still_exits() -> None:
+    """The child is blocked on a full pipe and the caller keeps the generator (as a kept
+    traceback would): the interpreter must not wait for the child at exit."""
+    script = (
+        "from vaultmem.workers import forked\n"
+        "items = forked(lambda: iter(['x' * 100_000] * 100), batch=1)\n"
+        "next(items)\n"
+        "print('leaving')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and done.stdout == "leaving\n"
 
 
 def test_without_fork_the_same_items_are_made_here() -> None:

@@ -11,6 +11,7 @@ results.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -70,10 +71,10 @@ def forked(produce: Callable[[], Iterator[T]], batch: int, fork: bool = True) ->
     """The items ``produce()`` yields, in order, made in a forked child while the caller
     works on the ones before (``fork`` false, or where forking is unsafe: made here).
 
-    The child sends them in lists of ``batch`` through a pipe, whose small buffer holds
-    it back when it runs ahead: at most a batch or two wait at a time, whatever the
-    length of the run. An error in the child is raised here; a child that dies without a
-    word is a ``VaultmemError``. The child ends when the caller stops early or dies.
+    The child sends them in lists of ``batch`` through a pipe, whose buffer holds it back
+    when it runs ahead: at most ``PIPE_BYTES`` wait at a time, whatever the length of
+    the run. An error in the child is raised here; a child that dies without a word is a
+    ``VaultmemError``. The child ends when the caller stops early or dies.
     """
     if not (fork and can_fork()):
         yield from produce()
@@ -82,7 +83,10 @@ def forked(produce: Callable[[], Iterator[T]], batch: int, fork: bool = True) ->
 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_produce, args=(produce, send, batch, os.getpid()))
+    _widen(send.fileno())
+    # A daemon: a caller that neither finishes nor closes this generator (an error kept
+    # with its traceback) must not have the interpreter wait for the child at exit.
+    child = context.Process(target=_produce, args=(produce, send, batch, os.getpid()), daemon=True)
     child.start()
     send.close()  # the child's copy is its own: EOF here when the child ends
     finished = False
@@ -104,6 +108,21 @@ def forked(produce: Callable[[], Iterator[T]], batch: int, fork: bool = True) ->
         if child.is_alive():
             child.kill()
             child.join()
+
+
+# A pipe holds 64 KiB by default, a batch or two of a consolidation's lines: the two
+# processes, each slower than the other for a while in turn, kept waiting on each other
+# (a full run spent some 3 s of its 30 s of reading so). A mebibyte lets either run ahead.
+PIPE_BYTES = 1 << 20
+
+
+def _widen(fd: int) -> None:
+    """Let the pipe hold ``PIPE_BYTES`` (Linux; the system's limit may allow less)."""
+    import fcntl
+
+    # Over the limit a user may set, the default buffer is kept: it works, only slower.
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
 
 
 def _produce(produce: Callable[[], Iterator[T]], send: Connection, batch: int, parent: int) -> None:
