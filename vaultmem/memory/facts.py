@@ -116,11 +116,15 @@ class Entry(Record):
     def field(self, key: str) -> str | None:
         """The first value of an inline field."""
         flat = self.flat_fields
+        if key not in flat:  # most lines lack most fields asked of them: one test in C
+            return None
         return next((flat[i + 1] for i in range(0, len(flat), 2) if flat[i] == key), None)
 
     def values(self, key: str) -> list[str]:
         """Every value of an inline field (metadata fields repeat)."""
         flat = self.flat_fields
+        if key not in flat:
+            return []
         return [flat[i + 1] for i in range(0, len(flat), 2) if flat[i] == key]
 
 
