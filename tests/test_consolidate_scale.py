@@ -7,6 +7,7 @@ Speed itself is measured by ``bench/consolidate_bench.py full``; these tests cou
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import pty
 import random
@@ -83,6 +84,18 @@ def test_a_new_fact_is_weighed_only_against_facts_it_may_relate_to(
     assert match is not None and (match.key, match.verdict) == ("repeat", "duplicate")
     # The old lookup weighed the words of all 50 best candidates.
     assert len(calls) <= 2
+
+
+def test_the_weighted_similarity_is_summed_exactly_whatever_the_order_of_the_words() -> None:
+    """Two copies of one set may give their words in different orders (a set and its copy
+    from the reader's process): the weights are summed exactly, so facts of equal words
+    tie exactly and rank by age, never by a last bit of rounding."""
+    idf = {"a": 1.0, "b": 1e-16, "c": 1e-16} | {w: 0.1 for w in "defgh"}
+    shared, union = frozenset("abc"), frozenset("abcdefgh")
+    exact = math.fsum(idf[w] for w in shared) / math.fsum(idf[w] for w in union)
+    in_order = sum((1.0, 1e-16, 1e-16)) / sum((1.0, 1e-16, 1e-16, 0.1, 0.1, 0.1, 0.1, 0.1))
+    assert exact != in_order  # a plain sum gives another value in some order
+    assert FactSet()._similarity(shared, union, dict(idf)) == exact
 
 
 def test_bounded_lookup_keeps_every_verdict(monkeypatch: pytest.MonkeyPatch) -> None:

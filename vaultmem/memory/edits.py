@@ -199,7 +199,7 @@ class _LineEdits:
             new = change(bare)
             if "\n" in new:  # no longer one line: the rest as ``_edit`` makes them
                 lines[number] = new + line[len(bare) :]
-                note = "\n".join(line for line in lines if line is not None)
+                note = "\n".join(kept for kept in lines if kept is not None)
                 for block, rest in self.steps[step + 1 :]:
                     note = _edit(note, block, rest)
                 return note
@@ -210,7 +210,7 @@ class _LineEdits:
             ident = _line_id(changed, number == last)
             if ident is not None:
                 bisect.insort(where.setdefault(ident, []), number)
-        return "\n".join(line for line in lines if line is not None)
+        return "\n".join(kept for kept in lines if kept is not None)
 
 
 def _line_id(line: str, last: bool) -> str | None:

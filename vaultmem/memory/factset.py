@@ -204,7 +204,10 @@ class FactSet:
         total = self._live
         for word in union - idf.keys():
             idf[word] = math.log(1 + total / (1 + len(self._postings.get(word, ()))))
-        weighted = sum(idf[w] for w in shared) / sum(idf[w] for w in union)
+        # Summed exactly (``fsum``): a plain sum depends on the order the sets give their
+        # words, which differs between a set and its copy from another process, and two
+        # facts of equal weight would rank by a last bit.
+        weighted = math.fsum(idf[w] for w in shared) / math.fsum(idf[w] for w in union)
         return max(jaccard, weighted)
 
     def best(
