@@ -16,7 +16,7 @@ from conftest import write
 from vaultmem import IndexLockedError, Vault, VaultmemError
 from vaultmem.chunk import make_chunks
 from vaultmem.files import FileStat
-from vaultmem.index import SCHEMA_VERSION, IndexedState
+from vaultmem.index import SCHEMA_VERSION, SCOPED_CACHE_KIB, IndexedState
 from vaultmem.index_text import TextStore
 from vaultmem.indexing import plan_changes
 from vaultmem.parse import parse_document
@@ -234,6 +234,30 @@ def test_racy_edits_within_one_mtime_tick_are_not_missed(vault: Vault) -> None:
     os.utime(note, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     vault.index()
     assert vault.search("bbbb")[0].path == "racy.md"
+
+
+def test_an_index_run_over_given_paths_holds_a_smaller_page_cache(vault: Vault) -> None:
+    """It comes on top of what its caller holds (a large consolidation's heap): the cache
+    is held to SCOPED_CACHE_KIB while it runs, and is as it was afterwards."""
+    for n in range(3):
+        write(vault.root, f"n{n}.md", f"- note {n}\n")
+    vault.index()
+    conn = vault._keeper.db.conn
+    before = conn.execute("PRAGMA cache_size").fetchone()[0]
+    seen: list[int] = []
+
+    def look() -> bool:
+        seen.append(conn.execute("PRAGMA cache_size").fetchone()[0])
+        return False
+
+    write(vault.root, "n0.md", "- note 0, changed\n")
+    vault.index_paths(["n0.md"], should_stop=look)
+    assert seen == [-SCOPED_CACHE_KIB] and before == -65536
+    assert conn.execute("PRAGMA cache_size").fetchone()[0] == before
+    seen.clear()
+    write(vault.root, "n1.md", "- note 1, changed\n")
+    vault.index(should_stop=look)  # a whole vault's run keeps the large cache
+    assert seen and set(seen) == {before}
 
 
 def test_a_run_that_trusts_stats_still_sees_every_kind_of_edit(vault: Vault) -> None:

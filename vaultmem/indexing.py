@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from .config import IndexConfig
 from .errors import Interrupted
 from .files import FileStat, printable, scan_notes, stat_note
-from .index import FREE_PAGES_PER_STEP, Index, IndexedState, KnownFiles
+from .index import FREE_PAGES_PER_STEP, SCOPED_CACHE_KIB, Index, IndexedState, KnownFiles
 
 if TYPE_CHECKING:
     from .index_text import Packer
@@ -158,7 +158,8 @@ def update_index(
     # daemon's, remember's) waits only the busy timeout; any other waits for a run in
     # another process to finish, then finds only what that run left to do.
     wait = None if brief else config.run_wait_ms
-    with db.batch(wait):
+    limit = db.cache_limited(SCOPED_CACHE_KIB) if scope is not None else contextlib.nullcontext()
+    with limit, db.batch(wait):
         if db.waited >= 1:
             notices.append(f"waited {db.waited:.0f} s for another index run to finish")
         if not rebuild and db.get_meta("settings") not in (None, settings):
