@@ -37,7 +37,6 @@ _PROJECT_HINT = re.compile(
 )
 # Every match of _PROJECT_HINT holds one of these (case-folded).
 _PROJECT_GATE = Gate(parts=("project", "repo", "app", "service", "release", "项目"))
-_DIGIT = re.compile(r"\d")
 _MONEY = re.compile(
     r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kKmM]\b)?"
     r"|\d[\d,]*(?:\.\d+)?\s?(?:万元|万|元|块钱|块|美元|欧元|千|亿|"
@@ -83,6 +82,7 @@ def extract(text: str, day: dt.date | None = None, known_people: Iterable[str] =
     known = known_people if isinstance(known_people, (set, frozenset)) else set(known_people)
     # Each pattern runs only on a line holding what any match of it must hold (a URL's
     # "://", a path's "/", a version's or an amount's digit): most lines hold none.
+    line = Line.of(text)
     linked = "://" in text
     urls = _unique([u.rstrip(".,;:!?") for u in _URL.findall(text)]) if linked else []
     repos = []
@@ -99,18 +99,17 @@ def extract(text: str, day: dt.date | None = None, known_people: Iterable[str] =
     without_urls = _URL.sub(" ", text) if linked else text
     paths = _PATH.findall(without_urls) if "/" in without_urls else []
     paths = [p for p in paths if not _VERSION.fullmatch(p)]
-    hinted = _PROJECT_GATE.admits(Line.of(text))
+    hinted = _PROJECT_GATE.admits(line)
     projects = [a or b or c or d for a, b, c, d in _PROJECT_HINT.findall(text)] if hinted else []
     projects = [p for p in projects if p not in COMMON_WORDS]  # "The project", "My app"
-    digit = _DIGIT.search(text) is not None
     return Metadata(
         urls=urls,
         repositories=_unique(repos),
         commands=_unique(commands),
         paths=_unique(paths),
-        versions=_unique(_VERSION.findall(without_urls)) if digit else [],
+        versions=_unique(_VERSION.findall(without_urls)) if line.digit else [],
         dates=resolve_dates(text, day),
-        amounts=_unique([m.group(0) for m in _MONEY.finditer(text)]) if digit else [],
+        amounts=_unique([m.group(0) for m in _MONEY.finditer(text)]) if line.digit else [],
         people=people(text, known),
         projects=_unique(projects),
         about=about(text, known),

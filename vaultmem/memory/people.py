@@ -125,6 +125,7 @@ _AND_NAME = re.compile(
 )
 _AFTER = re.compile(rf"({_FULL})\s*(?:{_PERSON_VERBS})\b|({_FULL})(?:{_ZH_VERBS})")
 _ZH_CONTEXT = re.compile(rf"(?:我的|我)(?:{_ZH_RELATIONS})\s*({_FULL})")
+_G_ZH_CONTEXT = Gated(_ZH_CONTEXT, Gate(parts=("我",)))
 # Capitalised words that start sentences or follow "with"/"to" and are no one.
 COMMON_WORDS = frozenset(
     """Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April
@@ -173,10 +174,11 @@ def people(text: str, known: Iterable[str] = ()) -> list[str]:
     if not candidates:  # most lines: no capitalised word that could be a name
         return []
     found: list[tuple[int, str]] = []
+    line = Line.of(text)
     searches = (
-        (_CONTEXT, _G_CONTEXT.finditer(text, Line.of(text))),
+        (_CONTEXT, _G_CONTEXT.finditer(text, line)),
         (_AFTER, _AFTER.finditer(text)),
-        (_ZH_CONTEXT, _ZH_CONTEXT.finditer(text) if "我" in text else iter(())),
+        (_ZH_CONTEXT, _G_ZH_CONTEXT.finditer(text, line)),
     )
     for pattern, matches in searches:
         for match in matches:
