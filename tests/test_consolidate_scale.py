@@ -7,6 +7,7 @@ Speed itself is measured by ``bench/consolidate_bench.py full``; these tests cou
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import math
 import os
 import pty
@@ -14,6 +15,7 @@ import random
 import subprocess
 import sys
 import tracemalloc
+import weakref
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +27,7 @@ from conftest import run_cli, write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
+from vaultmem.collector import young_collections_only
 from vaultmem.memory import reading as reading_module
 from vaultmem.memory.facts import parse_entry
 from vaultmem.memory.factset import FactSet, _most_shared
@@ -371,3 +374,45 @@ def test_people_know_which_lines_the_two_sets_of_names_read_alike() -> None:
     assert people.alike("Quinn approved the plan")
     people.add(["Zoe"])  # a name the run holds and the reader never learnt
     assert not people.alike("Zoe approved the plan")
+
+
+def test_a_run_defers_full_collections_and_gives_the_setting_back(busy_vault: Path) -> None:
+    """The collector's full walks over the run's growing heap of facts wait for the end of
+    the run (``collector.py``); the process's own setting is back once it has ended."""
+    before = gc.get_threshold()
+    during: list[int] = []
+    with Vault(busy_vault) as vault:
+        vault.consolidate(
+            "full", today=DAY, progress=lambda done, total: during.append(gc.get_threshold()[2])
+        )
+    assert during and min(during) > 1_000_000
+    assert gc.get_threshold() == before
+
+
+def test_young_collections_still_free_cycles_dropped_during_a_run() -> None:
+    class Node:
+        other: Node
+
+    with young_collections_only():
+        node = Node()
+        node.other = node
+        gone = weakref.ref(node)
+        del node
+        held = [[] for _ in range(100_000)]  # allocations enough for many young collections
+        assert gone() is None
+        del held
+
+
+def test_overlapping_runs_give_the_setting_back_when_the_last_ends() -> None:
+    before = gc.get_threshold()
+    first = young_collections_only()
+    second = young_collections_only()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert gc.get_threshold()[2] > 1_000_000  # the second run is still under way
+    second.__exit__(None, None, None)
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), young_collections_only():
+        raise RuntimeError("a run that fails")
+    assert gc.get_threshold() == before

@@ -132,24 +132,26 @@ class MemoryMethods(VaultBase):
             VaultmemError: an unknown mode, or a note that could not be written.
             LLMError: ``llm`` is on but ``[llm]`` lacks its url or model.
         """
+        from .collector import young_collections_only
         from .memory import runs
 
         day = today or dt.date.today()
         use_llm = self.config.llm.enabled if llm is None else llm
-        report = runs.consolidate(
-            self.root,
-            self.config,
-            self.device,
-            mode,
-            dry_run=dry_run,
-            today=day,
-            llm=use_llm,
-            progress=progress,
-        )
-        if dry_run:
-            return report
-        if report.changed:
-            self.index_paths(report.changed)
+        with young_collections_only():
+            report = runs.consolidate(
+                self.root,
+                self.config,
+                self.device,
+                mode,
+                dry_run=dry_run,
+                today=day,
+                llm=use_llm,
+                progress=progress,
+            )
+            if dry_run:
+                return report
+            if report.changed:
+                self.index_paths(report.changed)
         report.commit = self._commit_quietly(report.summary(), report.notices)
         return report
 
