@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli, write
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vaultmem import Vault
 from vaultmem.context import BEGIN, END, block_of, count_tokens
 from vaultmem.memory import edits as edits_module
 from vaultmem.memory import ledger as ledger_module
-from vaultmem.memory.facts import parse_entries
+from vaultmem.memory.facts import Entry, Fact, parse_entries
 from vaultmem.memory.ledger import Ledger
 
 DAY = dt.date(2026, 11, 22)
@@ -737,3 +739,32 @@ def test_a_fact_id_on_two_lines_of_a_file_is_never_struck_by_id(vault: Vault) ->
     assert report.superseded == 0
     assert any("^fdup is on several lines" in notice for notice in report.notices)
     assert (vault.root / "facts/general.md").read_text() == mine
+
+
+FIELD_WORDS = ["kind", "importance", "forgotten", "superseded_by", "source", "created", "x"]
+
+
+@given(st.lists(st.sampled_from(FIELD_WORDS), max_size=12).map(lambda w: w[: len(w) // 2 * 2]))
+def test_a_field_is_read_at_a_key_only_never_at_a_value_that_reads_like_one(
+    flat: list[str],
+) -> None:
+    entry = Entry(1, "- words", "words", None, None, tuple(flat))
+    pairs = list(zip(flat[::2], flat[1::2], strict=True))
+    for key in FIELD_WORDS:
+        assert entry.values(key) == [value for k, value in pairs if k == key]
+        assert entry.field(key) == next((value for k, value in pairs if k == key), None)
+    assert entry.struck == any(k in ("superseded_by", "forgotten") for k, _ in pairs)
+
+
+def test_a_fact_is_dated_by_its_first_source_then_its_created_or_date_field() -> None:
+    def day(fields: str) -> dt.date | None:
+        entry = parse_entries(f"- Alice likes tea {fields} ^f1\n")[0]
+        return Fact("facts/people.md", entry).day
+
+    assert day("[source:: [[memory/2026-02-30#^a]], [[memory/2026-03-04#^b]]]") == dt.date(
+        2026, 3, 4
+    )  # the first source's date is no date: the next one's
+    assert day("[created:: 2026-01-02] [source:: [[Daily/2026-03-05#^a]]]") == dt.date(2026, 3, 5)
+    assert day("[confirmed_by:: [[2026-04-01#^c]]] [date:: 2025-12-31]") == dt.date(2026, 4, 1)
+    assert day("[date:: 2025-12-31] [created:: 2025-11-30]") == dt.date(2025, 11, 30)
+    assert day("[source:: [[Alice#^a]]]") is None
