@@ -29,9 +29,11 @@ from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.collector import young_collections_only
 from vaultmem.memory import reading as reading_module
+from vaultmem.memory.consolidate import Consolidation
 from vaultmem.memory.facts import parse_entry
 from vaultmem.memory.factset import FactSet, _most_shared
-from vaultmem.memory.reading import People
+from vaultmem.memory.reading import Admitted, People
+from vaultmem.workers import PIPE_BYTES
 
 DAY = dt.date(2026, 11, 22)
 NOTES = 120  # over the 100 daily notes from which a terminal gets a bar
@@ -308,21 +310,39 @@ def test_a_run_read_in_a_child_process_writes_what_one_read_here_does(
 ) -> None:
     """A large run reads and scores the daily notes in a forked child (``reading.py``)
     while it compares facts: the files, the memory log and the report are those of a run
-    that reads them itself."""
+    that reads them itself, whichever process reads what the words say (the child leaves
+    it to the run while the run keeps up: here all of it, or none)."""
     forks: list[bool] = []
-    real_forked = reading_module.forked
+    real_forked, real_backlog = reading_module.forked, reading_module.backlog
 
     def spy(produce: Any, batch: int, fork: bool = True) -> Any:
         forks.append(fork)
         return real_forked(produce, batch, fork)
 
+    left: dict[str, list[bool]] = {}
+    real_admit = Consolidation._admit
+
+    def admit(run: Consolidation, path: str, day: str, admitted: Admitted) -> None:
+        left[how].append(admitted.reading is None)
+        real_admit(run, path, day, admitted)
+
     monkeypatch.setattr(reading_module, "forked", spy)
+    monkeypatch.setattr(Consolidation, "_admit", admit)
     results = {}
-    for how, least in (("child", 1), ("here", 10**9)):
+    for how, least, waiting in (
+        ("child", 1, None),
+        ("child leaves every reading", 1, 0),
+        ("child keeps every reading", 1, PIPE_BYTES),
+        ("here", 10**9, None),
+    ):
+        left[how] = []
         root = tmp_path / how
         Vault.init(root)
         varied_notes(root, 80)
         monkeypatch.setattr(reading_module, "FORK_MIN_NOTES", least)
+        monkeypatch.setattr(
+            reading_module, "backlog", real_backlog if waiting is None else lambda n=waiting: n
+        )
         with Vault(root) as vault:
             report = vault.consolidate("full", today=DAY)
         files = {
@@ -336,10 +356,12 @@ def test_a_run_read_in_a_child_process_writes_what_one_read_here_does(
             for line in path.read_text(encoding="utf-8").splitlines()
         ]
         results[how] = (files, log, report.new_facts, report.superseded, report.notices)
-    assert forks == [True, False]
-    child, here = results["child"], results["here"]
-    assert child == here
-    files, log, new_facts, superseded, notices = child
+    assert forks == [True, True, True, False]
+    assert all(left["child leaves every reading"]) and left["child leaves every reading"]
+    assert not any(left["child keeps every reading"]) and not any(left["here"])
+    here = results["here"]
+    assert all(result == here for result in results.values())
+    files, log, new_facts, superseded, notices = here
     assert new_facts > 20 and superseded > 0 and len(log) > new_facts
     assert any("sync conflict copy" in notice for notice in notices)
 

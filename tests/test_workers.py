@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from conftest import write
 from vaultmem import Vault
 from vaultmem.errors import VaultmemError
 from vaultmem.memory.reading import FORK_MIN_NOTES
-from vaultmem.workers import PIPE_BYTES, can_fork, forked
+from vaultmem.workers import PIPE_BYTES, backlog, can_fork, forked
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="forks only on Linux, with one thread")
 
@@ -57,6 +58,23 @@ def test_the_child_runs_ahead_of_a_slow_caller_only_so_far(tmp_path: Path) -> No
         time.sleep(0.05)
     assert 64 * 1024 // 10_000 + 2 < count <= PIPE_BYTES // 10_000 + 3
     assert sum(1 for _ in items) == 999
+
+
+def test_the_child_knows_how_much_it_sent_that_the_caller_has_not_read() -> None:
+    """``backlog`` tells a child which of the two processes is the slower: here the caller
+    holds the first item while the child sends three more, then asks."""
+
+    def sent() -> Iterator[int | None]:
+        for _ in range(4):
+            yield 0  # 4 messages, each ("items", [0]) pickled
+        yield backlog()
+
+    items = forked(sent, batch=1)
+    assert next(items) == 0  # the first message read; three wait in the pipe
+    *_, waiting = items
+    message = len(ForkingPickler.dumps(("items", [0]))) + 4  # and its length
+    assert waiting is not None and 3 * message <= waiting <= 4 * message
+    assert backlog() is None  # not a child
 
 
 def test_a_process_that_leaves_the_child_unread_still_exits() -> None:

@@ -125,9 +125,34 @@ def _widen(fd: int) -> None:
         fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
 
 
+# In a child of ``forked``: the pipe it sends through (see ``backlog``).
+_sending: Connection | None = None
+
+
+def backlog() -> int | None:
+    """In a child of ``forked``: how many bytes it has sent that the caller has not read
+    yet, which tells which of the two is the slower (nearly none: the caller waits for
+    the child; most of ``PIPE_BYTES``: the child waits for the caller). ``None`` in a
+    process that is no such child, or where the system cannot tell (not Linux)."""
+    if _sending is None:
+        return None
+    import array
+    import fcntl
+    import termios
+
+    waiting = array.array("i", [0])
+    try:
+        fcntl.ioctl(_sending.fileno(), termios.FIONREAD, waiting, True)
+    except OSError:
+        return None
+    return waiting[0]
+
+
 def _produce(produce: Callable[[], Iterator[T]], send: Connection, batch: int, parent: int) -> None:
     """The child's side of ``forked``: send the items in lists, then ``done`` or the error."""
+    global _sending
     start_child(parent)
+    _sending = send
     try:
         items: list[T] = []
         for item in produce():

@@ -26,7 +26,7 @@ from typing import Any
 from ..config import Config
 from ..files import FileStat, read_note, scan_notes
 from ..merge import is_conflict_copy
-from ..workers import forked
+from ..workers import PIPE_BYTES, backlog, forked
 from .conflicts import Fact
 from .extract import Metadata, extract
 from .facts import PLAIN_ROLES, Entry, daily_date, fraction, line_id, parse_entries, source_key
@@ -78,7 +78,8 @@ class Admitted:
     has one, ``text`` the fact's words (capture request stripped, secrets masked, its
     speaker's role first), ``rated`` its score (without the reasons: a child sends this
     through a pipe), ``confidence`` the likelihood its words express, ``reading`` what
-    the words say and ``meta`` their metadata, as the reader's people make them."""
+    the words say (``None``: left to the run, see ``LineReader.share``) and ``meta``
+    their metadata, as the reader's people make them."""
 
     raw: str
     block_id: str | None
@@ -88,7 +89,7 @@ class Admitted:
     value: float
     text: str
     confidence: float | None
-    reading: Fact
+    reading: Fact | None
     meta: Metadata
 
 
@@ -141,10 +142,18 @@ class LineReader:
         self.facts = facts
         self.known: set[str] = set()
         self.people = people
+        self.share = False  # leave what the words say to the run (see ``read_all``)
 
     def read_all(self, root: Path, stats: list[FileStat]) -> Iterator[NoteLines]:
         self.known = {name.casefold() for text in self.facts for name in entities(text)}
         for done, note in enumerate(read_notes(root, self.config, stats), 1):
+            # In a child (``read_daily``), the two processes share the words' reading (the
+            # longest part of a line's, and the same wherever it is done): the run takes it
+            # while it keeps up with the child, that is while the pipe between them holds
+            # less than a quarter of what it can (some 7 batches: enough to smooth either
+            # side's bursts, little for the run to read alone once the child is done).
+            waiting = backlog()
+            self.share = waiting is not None and waiting < PIPE_BYTES // 4
             day = daily_date(note.path, self.daily)
             lines = NoteLines(note.path, day or "", done, len(stats), notice=note.notice)
             if note.text is not None and day is not None:
@@ -195,7 +204,7 @@ class LineReader:
             text = f"{entry.role}: {text}"
         meta = extract(text, day, self.people)
         self.people.update(meta.people)
-        reading = Fact.read(text)
+        reading = None if self.share else Fact.read(text)
         return Admitted(
             entry.raw,
             entry.block_id,
@@ -204,7 +213,7 @@ class LineReader:
             replace(rated, reasons=()),
             value,
             text,
-            likelihood(text),  # after ``Fact.read``: the line as the gates read it is kept
+            likelihood(text),  # after ``Fact.read``, if read: the line as gates read it is kept
             reading,
             meta,
         )
