@@ -33,7 +33,6 @@ from vaultmem.memory.consolidate import Consolidation
 from vaultmem.memory.facts import parse_entry
 from vaultmem.memory.factset import FactSet, _most_shared
 from vaultmem.memory.reading import Admitted, People
-from vaultmem.workers import PIPE_BYTES
 
 DAY = dt.date(2026, 11, 22)
 NOTES = 120  # over the 100 daily notes from which a terminal gets a bar
@@ -329,10 +328,10 @@ def test_a_run_read_in_a_child_process_writes_what_one_read_here_does(
     monkeypatch.setattr(reading_module, "forked", spy)
     monkeypatch.setattr(Consolidation, "_admit", admit)
     results = {}
-    for how, least, waiting in (
+    for how, least, full in (
         ("child", 1, None),
-        ("child leaves every reading", 1, 0),
-        ("child keeps every reading", 1, PIPE_BYTES),
+        ("child leaves every reading", 1, 0.0),
+        ("child keeps every reading", 1, 1.0),
         ("here", 10**9, None),
     ):
         left[how] = []
@@ -341,7 +340,7 @@ def test_a_run_read_in_a_child_process_writes_what_one_read_here_does(
         varied_notes(root, 80)
         monkeypatch.setattr(reading_module, "FORK_MIN_NOTES", least)
         monkeypatch.setattr(
-            reading_module, "backlog", real_backlog if waiting is None else lambda n=waiting: n
+            reading_module, "backlog", real_backlog if full is None else lambda n=full: n
         )
         with Vault(root) as vault:
             report = vault.consolidate("full", today=DAY)

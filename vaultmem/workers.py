@@ -125,16 +125,17 @@ def _widen(fd: int) -> None:
         fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
 
 
-# In a child of ``forked``: the pipe it sends through (see ``backlog``).
+# In a child of ``forked``: the pipe it sends through and what the pipe holds (``backlog``).
 _sending: Connection | None = None
+_capacity = 0
 
 
-def backlog() -> int | None:
-    """In a child of ``forked``: how many bytes it has sent that the caller has not read
-    yet, which tells which of the two is the slower (nearly none: the caller waits for
-    the child; most of ``PIPE_BYTES``: the child waits for the caller). ``None`` in a
-    process that is no such child, or where the system cannot tell (not Linux)."""
-    if _sending is None:
+def backlog() -> float | None:
+    """In a child of ``forked``: how full its pipe is, 0 to 1, with what it sent that the
+    caller has not read yet. That tells which of the two is the slower (nearly empty: the
+    caller waits for the child; nearly full: the child waits for the caller). ``None`` in
+    a process that is no such child, or where the system cannot tell."""
+    if _sending is None or not _capacity:
         return None
     import array
     import fcntl
@@ -145,14 +146,25 @@ def backlog() -> int | None:
         fcntl.ioctl(_sending.fileno(), termios.FIONREAD, waiting, True)
     except OSError:
         return None
-    return waiting[0]
+    return waiting[0] / _capacity
+
+
+def _pipe_size(fd: int) -> int:
+    """What the pipe holds (``PIPE_BYTES`` or less: the system may have allowed less);
+    0 where the system cannot tell."""
+    import fcntl
+
+    try:
+        return int(fcntl.fcntl(fd, getattr(fcntl, "F_GETPIPE_SZ", 1032)))
+    except OSError:
+        return 0
 
 
 def _produce(produce: Callable[[], Iterator[T]], send: Connection, batch: int, parent: int) -> None:
     """The child's side of ``forked``: send the items in lists, then ``done`` or the error."""
-    global _sending
+    global _sending, _capacity
     start_child(parent)
-    _sending = send
+    _sending, _capacity = send, _pipe_size(send.fileno())
     try:
         items: list[T] = []
         for item in produce():

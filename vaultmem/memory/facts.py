@@ -284,17 +284,21 @@ class Fact(Record):
     @property
     def sources(self) -> list[str]:
         """Keys (``date#blockid``) of the daily-note lines this fact came from."""
-        keys = []
+        return [f"{note}#{ident}" for note, ident in self._cited()]
+
+    def _cited(self) -> Iterator[tuple[str, str]]:
+        """``(note name, block id)`` of each line the fact cites as its source, in order."""
         for key in ("source", "confirmed_by"):
             for value in self.entry.values(key):
                 for note, ident in _SOURCE.findall(value):
-                    keys.append(f"{note.rsplit('/', 1)[-1]}#{ident}")
-        return keys
+                    yield note.rsplit("/", 1)[-1], ident
 
     @property
     def day(self) -> dt.date | None:
         """When the fact was learnt: its first source's date, else ``[created::]``/``[date::]``."""
-        for value in self._dated():
+        dated = [note for note, _ in self._cited()]
+        dated += [value for key in ("created", "date") for value in self.entry.values(key)]
+        for value in dated:
             match = _DAY.search(value)
             if match:
                 try:
@@ -302,18 +306,6 @@ class Fact(Record):
                 except ValueError:
                     continue
         return None
-
-    def _dated(self) -> Iterator[str]:
-        """What ``day`` reads a date from, in order: its sources' note names, then the
-        values of ``[created::]`` and ``[date::]``."""
-        entry = self.entry
-        for key in ("source", "confirmed_by", "created", "date"):
-            for value in entry.values(key):
-                if key in ("created", "date"):
-                    yield value
-                else:
-                    for note, _ in _SOURCE.findall(value):
-                        yield note.rsplit("/", 1)[-1]
 
     @property
     def pinned(self) -> bool:

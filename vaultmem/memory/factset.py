@@ -193,6 +193,14 @@ class FactSet:
         for slot in fact.slots:
             self._slot_numbers[(slot.subject, slot.attribute)].pop(number, None)
 
+    def weigh(self, words: Iterable[str], idf: dict[str, float]) -> None:
+        """Put in ``idf`` the weight of each of ``words`` it lacks: how rare the word is
+        among the live facts (the log of their count over the word's)."""
+        total, postings, log = self._live, self._postings, math.log
+        for word in words:
+            if word not in idf:
+                idf[word] = log(1 + total / (1 + len(postings.get(word, ()))))
+
     def _similarity(self, a: frozenset[str], b: frozenset[str], idf: dict[str, float]) -> float:
         """The higher of Jaccard and idf-weighted Jaccard of two word sets (``idf``: the
         weights computed so far, filled in as words come)."""
@@ -201,9 +209,7 @@ class FactSet:
         union = a | b
         shared = a & b
         jaccard = len(shared) / len(union)
-        total = self._live
-        for word in union - idf.keys():
-            idf[word] = math.log(1 + total / (1 + len(self._postings.get(word, ()))))
+        self.weigh(union, idf)
         # Summed exactly (``fsum``): a plain sum depends on the order the sets give their
         # words, which differs between a set and its copy from another process, and two
         # facts of equal weight would rank by a last bit.
@@ -313,10 +319,8 @@ class _Ceiling:
     the least weight any other word can have (a word in every fact ever added)."""
 
     def __init__(self, facts: FactSet, new: frozenset[str], idf: dict[str, float]) -> None:
-        total, postings, log = facts._live, facts._postings, math.log
-        for word in new:
-            if word not in idf:
-                idf[word] = log(1 + total / (1 + len(postings.get(word, ()))))
+        facts.weigh(new, idf)
+        total = facts._live
         weights = list(map(idf.__getitem__, new))
         self.new, self.idf = new, idf
         self.weight = sum(weights)

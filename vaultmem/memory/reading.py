@@ -26,7 +26,7 @@ from typing import Any
 from ..config import Config
 from ..files import FileStat, read_note, scan_notes
 from ..merge import is_conflict_copy
-from ..workers import PIPE_BYTES, backlog, forked
+from ..workers import backlog, forked
 from .conflicts import Fact
 from .extract import Metadata, extract
 from .facts import PLAIN_ROLES, Entry, daily_date, fraction, line_id, parse_entries, source_key
@@ -149,11 +149,11 @@ class LineReader:
         for done, note in enumerate(read_notes(root, self.config, stats), 1):
             # In a child (``read_daily``), the two processes share the words' reading (the
             # longest part of a line's, and the same wherever it is done): the run takes it
-            # while it keeps up with the child, that is while the pipe between them holds
-            # less than a quarter of what it can (some 7 batches: enough to smooth either
+            # while it keeps up with the child, that is while the pipe between them is less
+            # than a quarter full (some 7 batches in a 1 MiB pipe: enough to smooth either
             # side's bursts, little for the run to read alone once the child is done).
-            waiting = backlog()
-            self.share = waiting is not None and waiting < PIPE_BYTES // 4
+            full = backlog()
+            self.share = full is not None and full < 0.25
             day = daily_date(note.path, self.daily)
             lines = NoteLines(note.path, day or "", done, len(stats), notice=note.notice)
             if note.text is not None and day is not None:
