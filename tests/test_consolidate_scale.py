@@ -111,6 +111,7 @@ def test_bounded_lookup_keeps_every_verdict(monkeypatch: pytest.MonkeyPatch) -> 
         "My favourite color is blue",
         "Atlas ticket 4 concerns widget4 and gadget4",
         "I drink coffee every morning",
+        "I like green tea",
     ]
     news = [
         "I moved to Paris, I live in Paris now",
@@ -119,6 +120,7 @@ def test_bounded_lookup_keeps_every_verdict(monkeypatch: pytest.MonkeyPatch) -> 
         "My favourite color is green",
         "Atlas ticket 4 concerns widget4 and gadget4",
         "I no longer drink coffee every morning",
+        "I truly dislike green tea, frankly",  # a third of the words: the stance relates
         "Atlas widget4",
     ]
 
@@ -130,15 +132,20 @@ def test_bounded_lookup_keeps_every_verdict(monkeypatch: pytest.MonkeyPatch) -> 
         return [None if m is None else (m.key, m.verdict) for m in found]
 
     bounded = verdicts()
-    monkeypatch.setattr("vaultmem.memory.factset._Ceiling.below", lambda *a: False)
+
+    def every_candidate(numbers: list[int], held: list[Any], *_: Any) -> Iterator[Any]:
+        return ((number, held[number], False) for number in numbers)
+
+    monkeypatch.setattr("vaultmem.memory.factset._sift", every_candidate)
     assert bounded == verdicts()
-    assert bounded[:6] == [
+    assert bounded[:7] == [
         ("k0", "conflict"),
         ("k1", "subsumes"),
         ("k2", "conflict"),
         ("k3", "conflict"),
         ("k4", "duplicate"),
         ("k5", "conflict"),
+        ("k6", "conflict"),
     ]
 
 

@@ -449,10 +449,13 @@ def _same_core(a: frozenset[str], b: frozenset[str]) -> bool:
     in the other, and at least half of all their words shared ("I drink coffee every
     morning" / "I no longer drink coffee"; not a short thank-you against a long turn
     that shares its few words)."""
-    if not a or not b:
-        return False
-    shared = len(a & b)
-    return max(shared / len(a), shared / len(b)) >= 0.75 and shared / len(a | b) >= 0.5
+    return bool(a and b) and cores_alike(len(a & b), len(a), len(b))
+
+
+def cores_alike(shared: int, a: int, b: int) -> bool:
+    """``_same_core`` by sizes: ``shared`` stems of two cores of ``a`` and ``b`` stems
+    (both not empty)."""
+    return shared >= 0.75 * min(a, b) and shared * 2 >= a + b - shared
 
 
 def _stems(found: frozenset[str]) -> frozenset[str]:

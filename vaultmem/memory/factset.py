@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from sys import intern
 
-from .conflicts import NO_WORDS, Fact, Match, judge
+from .conflicts import NO_WORDS, Fact, Match, cores_alike, judge
 from .slots import Slot
 
 _MAX_CANDIDATES = 50
@@ -78,17 +78,28 @@ class _Held:
             given_up,
         )
 
+    def own_units(self) -> tuple[str, ...]:
+        """The units (``words`` when they are the same)."""
+        return self.words if self.units is None else self.units
+
     def may_relate(self, stance: _Stance, shared: frozenset[str]) -> bool:
         """Whether ``judge`` may relate the new fact (its ``stance``) to this one when
         their similarity is under both thresholds: only a slot both fill, a change of
         stance or negation, a word given up, or one fact's units all in the other's can
         (``judge`` decides). ``shared``: the words the two share."""
-        if (self.flags ^ stance.flip) & stance.test:
+        differ = (self.flags ^ stance.flip) & stance.test
+        if differ & stance.ALWAYS:
             return True
         new = stance.new
+        # Another negation or liking relates only the same statement (``_same_core``):
+        # most facts near a new one differ from it so, and share little else.
+        if differ and new.core:
+            core = self.core if self.core is not None else self.own_units()
+            if core and cores_alike(len(new.core.intersection(core)), len(new.core), len(core)):
+                return True
         if new.given_up and not new.given_up.isdisjoint(self.words):
             return True
-        units = self.words if self.units is None else self.units
+        units = self.own_units()
         # One holds the other's units when the units both hold are all of one's (each
         # tuple's units are distinct). Counted, not tested with ``issubset``, which makes
         # a set of the tuple first; for facts whose units are their words (most), the
@@ -105,6 +116,7 @@ class _Stance:
     fact keeps its side as bits, so the test of a pair is one expression."""
 
     SLOTS, NEGATED, LIKES, DISLIKES, SHIFT = 1, 2, 4, 8, 16
+    ALWAYS = SLOTS | SHIFT  # relate whatever the words: ``judge`` reads more than them
 
     def __init__(self, new: Fact) -> None:
         self.new = new
@@ -238,23 +250,12 @@ class FactSet:
         ceiling = _Ceiling(self, new.words, idf)
         stance = _Stance(new)
         threshold, limits = min(duplicate, conflict), (duplicate, conflict)
-        words, held_facts = new.words, self._held
-        for number in self._candidates(new):
-            if number in skip:
-                continue
-            held = held_facts[number]
-            assert held is not None  # postings and slots hold live facts only
-            # Too few shared words to pass either threshold: only the slot, cue and
-            # containment rules can relate the pair, and they do not read the similarity.
-            # Weigh the words (the costly part) only for a pair they do relate.
-            shared = words.intersection(held.words)
-            below = ceiling.below(held.words, threshold, shared)
-            if below and not held.may_relate(stance, shared):
-                continue
+        candidates = self._candidates(new)
+        for number, held, below in _sift(candidates, self._held, ceiling, stance, threshold, skip):
             old = held.fact()
             if below and not judge(new, old, 0.0, *limits):
                 continue
-            sim = self._similarity(words, old.words, idf)
+            sim = self._similarity(new.words, old.words, idf)
             found = judge(new, old, sim, duplicate, conflict)
             if found is None:
                 continue
@@ -280,35 +281,82 @@ class FactSet:
         return list(found)
 
 
+def _sift(
+    numbers: list[int],
+    held_facts: list[_Held | None],
+    ceiling: _Ceiling,
+    stance: _Stance,
+    threshold: float,
+    skip: set[int],
+) -> Iterator[tuple[int, _Held, bool]]:
+    """The candidates ``best`` must judge: each one's number, readings, and whether its
+    similarity is surely under ``threshold``. With too few shared words to pass either
+    threshold, only the slot, cue and containment rules can relate a pair, and they do not
+    read the similarity: the words (the costly part) are weighed only for a pair they do
+    relate (``_Held.may_relate``).
+
+    A full run over a large vault sifts some 4 million candidates, nearly all sharing a
+    word or two with the new fact and nothing else: the bound's first tests and
+    ``may_relate``'s common case are written out in this one loop, not called."""
+    new = stance.new
+    words, size = new.words, len(new.words)
+    # Containment is told by the shared words' count when units are words (most facts).
+    plain = bool(words) and new.units is words and not new.given_up
+    flip, test = stance.flip, stance.test
+    weight, top, floor = ceiling.weight, ceiling.top, ceiling.floor
+    for number in numbers:
+        if number in skip:
+            continue
+        held = held_facts[number]
+        assert held is not None  # postings and slots hold live facts only
+        old = held.words
+        shared = words.intersection(old)
+        both = len(shared)
+        extra = len(old) - both
+        # The first two tests of ``_Ceiling.below``, to the same bits.
+        if size and both / (size + extra) * (1 + 1e-9) >= threshold:
+            yield number, held, False  # over the threshold by Jaccard alone
+            continue
+        denominator = weight + extra * floor
+        surely = size > 0 and denominator > 0 and both * top / denominator * (1 + 1e-6) < threshold
+        if not surely and not ceiling.below(old, threshold, shared):
+            yield number, held, False
+            continue
+        if plain and held.units is None and not (held.flags ^ flip) & test:
+            if both == len(old) or both == size:
+                yield number, held, True
+        elif held.may_relate(stance, shared):
+            yield number, held, True
+
+
 def _most_shared(lists: list[list[int]], limit: int) -> list[int]:
     """Up to ``limit`` numbers of the lists (each a posting, ascending, rarest word
     first): those in most lists first, newest (highest) first among equals; then the
     newest of the rest, the rarest word's first.
 
-    A run over a large vault asks this of every new fact, and most of the thousands of
+    A run over a large vault asks this of every new fact, and most of the hundreds of
     numbers are in one list: set operations in C find the few in two or more (no set is
-    made of the longest list, only looked up in), and the rest are taken in list order,
-    not sorted."""
-    seen: set[int] = set()
-    shared: set[int] = set()  # in two or more lists
-    for place, numbers in enumerate(lists):
-        if seen:
-            shared.update(seen.intersection(numbers))
+    made of the longest list, only looked up in), counted as they are found, and the rest
+    are taken from the lists' ends, not sorted."""
+    # A number's lists after its first: each list's numbers found in the earlier ones.
+    later: Counter[int] = Counter()
+    seen: set[int] = set(lists[0]) if lists else set()
+    for place in range(1, len(lists)):
+        later.update(seen.intersection(lists[place]))
         if place < len(lists) - 1:
-            seen.update(numbers)
-    counts: Counter[int] = Counter()
-    for numbers in lists if shared else ():
-        counts.update(shared.intersection(numbers))
-    ranked = sorted(shared, key=lambda n: (-counts[n], -n))[:limit]
-    if len(ranked) == limit:
-        return ranked
-    chosen = set(ranked)  # every number in two or more lists: the rest are each in one
+            seen.update(lists[place])
+    ranked = sorted(later, key=lambda n: (-later[n], -n))[:limit]
+    # Every number in two or more lists is ranked now (or the limit is reached): the rest
+    # are each in one list, and at most ``len(ranked)`` of a list's ``limit`` newest are
+    # ranked already.
     for numbers in lists:
-        for number in reversed(numbers):
-            if number not in chosen:
-                ranked.append(number)
-                if len(ranked) == limit:
-                    return ranked
+        need = limit - len(ranked)
+        if need <= 0:
+            break
+        if later:
+            ranked += [n for n in reversed(numbers[-limit:]) if n not in later][:need]
+        else:
+            ranked += reversed(numbers[-need:])
     return ranked
 
 
