@@ -63,16 +63,22 @@ def test_the_child_runs_ahead_of_a_slow_caller_only_so_far(tmp_path: Path) -> No
 def test_the_child_knows_how_much_it_sent_that_the_caller_has_not_read() -> None:
     """``backlog`` tells a child which of the two processes is the slower (how full the
     pipe is): here the caller holds the first item while the child sends three more, then
-    asks."""
+    asks. The caller reads on only once the child has asked (else it may have read them)."""
+    asked, tell = os.pipe()
 
     def sent() -> Iterator[float | None]:
         for _ in range(4):
             yield 0  # 4 messages, each ("items", [0]) pickled
-        yield backlog()
+        full = backlog()
+        os.write(tell, b"!")
+        yield full
 
     items = forked(sent, batch=1)
     assert next(items) == 0  # the first message read; three wait in the pipe
+    assert os.read(asked, 1) == b"!"
     *_, full = items
+    os.close(asked)
+    os.close(tell)
     message = len(ForkingPickler.dumps(("items", [0]))) + 4  # and its length
     assert full is not None and 3 * message <= full * PIPE_BYTES <= 4 * message
     assert backlog() is None  # not a child
