@@ -14,14 +14,15 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli, write
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vaultmem import Vault
 from vaultmem.context import BEGIN, END, block_of, count_tokens
 from vaultmem.memory import edits as edits_module
 from vaultmem.memory import ledger as ledger_module
-from vaultmem.memory.facts import Entry, Fact, parse_entries
+from vaultmem.memory.extract import Metadata
+from vaultmem.memory.facts import Entry, Fact, parse_entries, parse_entry, render_fact
 from vaultmem.memory.ledger import Ledger
 
 DAY = dt.date(2026, 11, 22)
@@ -754,6 +755,45 @@ def test_a_field_is_read_at_a_key_only_never_at_a_value_that_reads_like_one(
         assert entry.values(key) == [value for k, value in pairs if k == key]
         assert entry.field(key) == next((value for k, value in pairs if k == key), None)
     assert entry.struck == any(k in ("superseded_by", "forgotten") for k, _ in pairs)
+
+
+# Words and values with the characters a fact line's parts are told apart by (the words
+# are those of one line: no line break); many have none of those that make ``render_fact``
+# parse its line again.
+PLAIN_TEXT = st.text(st.sampled_from(list("ab X1:2-~^`|\u3000")), max_size=20)
+LINE_TEXT = st.text(st.sampled_from(list("ab 1:2#^*[]-~\\`|\u3000\x85")), max_size=20)
+
+
+@settings(max_examples=400)
+@example(text="note:: a field", values=[], folder="memory", supersedes=None)
+@example(text="12:30 lunch with Bob", values=[], folder="memory", supersedes=None)
+@example(text="see #health", values=[], folder="memory", supersedes=None)
+@example(text="[ ] call Bob", values=[], folder="memory", supersedes=None)
+@example(text="**Bob** said so", values=[], folder="memory", supersedes=None)
+@example(text="plain", values=["git log #1", "[x:: y]"], folder="#log", supersedes=None)
+@example(text="plain", values=[], folder="a]b", supersedes="[[facts/a]b#^f1]]")
+@given(
+    text=PLAIN_TEXT | LINE_TEXT | st.text(st.characters(exclude_characters="\n\r"), max_size=9),
+    values=st.lists(LINE_TEXT, max_size=3),
+    folder=st.sampled_from(["memory", "Daily notes", "a]b", "#log"]),
+    supersedes=st.none() | st.sampled_from(["[[facts/x#^f1]]", "[[facts/a]b#^f1]]"]),
+)
+def test_a_new_fact_line_reads_back_as_its_entry(
+    text: str, values: list[str], folder: str, supersedes: str | None
+) -> None:
+    meta = Metadata(commands=values, people=values[:1])
+    new = render_fact(
+        text,
+        ident="f0123456789",
+        kind="general fact",
+        importance=0.7,
+        sources=["2026-11-22#a1", "2026-11-23#s1-2"],
+        meta=meta,
+        daily_folder=folder,
+        confidence=0.5 if values else None,
+        supersedes=supersedes,
+    )
+    assert new == parse_entry(new.raw)  # rendered without being parsed again, most often
 
 
 def test_a_fact_is_dated_by_its_first_source_then_its_created_or_date_field() -> None:

@@ -167,15 +167,13 @@ def counted_prepare(job: Job) -> object:
     return prepare_file(job)
 
 
-def test_the_parallel_index_run_prepares_only_a_window_ahead_of_the_writer(
-    many_notes: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    log = many_notes / "prepared.log"
+def prepared_ahead(root: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    """How many of the notes under ``root`` the parallel index run prepares while its
+    writer holds the first one."""
+    log = root / "prepared.log"
     monkeypatch.setattr(sys.modules[__name__], "PREPARED_LOG", log)
     monkeypatch.setattr(vaultmem.prepare, "prepare_file", counted_prepare)
-    jobs: list[Job] = [
-        (str(many_notes), s, None, 1 << 20, 2000) for s in scan_notes(many_notes, ())
-    ]
+    jobs: list[Job] = [(str(root), s, None, 1 << 20, 2000) for s in scan_notes(root, ())]
     if threading.active_count() != 1:
         pytest.skip("worker processes are forked only from a process with no other thread")
     with parallel_map(len(jobs)) as mapper:
@@ -192,7 +190,22 @@ def test_the_parallel_index_run_prepares_only_a_window_ahead_of_the_writer(
         pids = set(log.read_text().split())
         assert len(list(results)) == len(jobs) - 1
     assert str(os.getpid()) not in pids  # prepared in worker processes
-    assert 0 < seen <= (BATCHES_AHEAD + 1) * BATCH_NOTES < len(jobs)
+    return seen
+
+
+def test_the_parallel_index_run_prepares_only_a_window_ahead_of_the_writer(
+    many_notes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert 0 < prepared_ahead(many_notes, monkeypatch) <= (BATCHES_AHEAD + 1) * BATCH_NOTES < 2000
+
+
+def test_a_batch_of_large_notes_is_cut_short_by_their_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(600):
+        write(tmp_path, f"n/{i}.md", f"- note {i} " + "word " * 200 + "\n")  # 1 kB each
+    monkeypatch.setattr(vaultmem.prepare, "BATCH_BYTES", 4000)  # four notes a batch
+    assert 0 < prepared_ahead(tmp_path, monkeypatch) <= (BATCHES_AHEAD + 1) * 4
 
 
 def test_an_index_of_an_older_version_is_recreated_in_incremental_vacuum_mode(

@@ -100,6 +100,11 @@ def _prepare(
 # RSS 126 MB against 135 MB).
 BATCH_NOTES = 128
 BATCHES_AHEAD = 8
+# A batch is also cut at this many bytes of notes: the writer waits for a batch whole, and
+# the 128 notes around a note of 5 MB (a large consolidation's archive) in one batch held
+# it up while the other worker had nothing to do. The index step of that consolidation
+# (4,592 notes, 21 MB): 6.8-7.1 s against 7.5 s.
+BATCH_BYTES = 1 << 20
 
 
 def prepare_batch(jobs: list[Job]) -> list[Prepared | None]:
@@ -150,7 +155,7 @@ def _mapper(jobs: int) -> Iterator[Callable[[Iterable[Job]], Iterable[Prepared |
 
     def bounded(items: Iterable[Job]) -> Iterator[Prepared | None]:
         pending: collections.deque[Future[list[Prepared | None]]] = collections.deque()
-        batches = _batches(items, BATCH_NOTES)
+        batches = _batches(items, BATCH_NOTES, BATCH_BYTES)
         for batch in itertools.islice(batches, BATCHES_AHEAD):
             pending.append(pool.submit(prepare_batch, batch))
         while pending:
@@ -163,10 +168,17 @@ def _mapper(jobs: int) -> Iterator[Callable[[Iterable[Job]], Iterable[Prepared |
         yield bounded
 
 
-def _batches(items: Iterable[Job], size: int) -> Iterator[list[Job]]:
-    """``items`` in lists of ``size`` (the last one shorter)."""
-    it = iter(items)
-    while batch := list(itertools.islice(it, size)):
+def _batches(items: Iterable[Job], size: int, most_bytes: int) -> Iterator[list[Job]]:
+    """``items`` in lists of ``size``, each cut short once its notes hold ``most_bytes``."""
+    batch: list[Job] = []
+    held = 0
+    for job in items:
+        batch.append(job)
+        held += job[1].size
+        if len(batch) >= size or held >= most_bytes:
+            yield batch
+            batch, held = [], 0
+    if batch:
         yield batch
 
 

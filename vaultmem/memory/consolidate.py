@@ -46,7 +46,6 @@ from .facts import (
     fact_id,
     fact_link,
     parse_entries,
-    parse_entry,
     render_fact,
     source_link,
     with_block_id,
@@ -260,7 +259,7 @@ class Consolidation(FactUpkeep):
         if self.llm is not None:  # only a fact the rules could not place is asked about
             target = self.llm.place(text, target)
         new_id = fact_id(key)  # one string for the line, the plan and the log
-        line = render_fact(
+        new = render_fact(
             text,
             ident=new_id,
             kind="belief" if confidence is not None else admitted.rated.kind,
@@ -271,10 +270,8 @@ class Consolidation(FactUpkeep):
             confidence=confidence,
             supersedes=supersedes,
         )
-        self.pending[target][new_id] = line
+        self.pending[target][new_id] = new.raw
         self.events.append(("distilled", key, new_id))
-        new = parse_entry(line)
-        assert new is not None
         new.block_id = new_id  # one copy of the id for the line's entry, plan and log
         self._add_fact(Fact(target, new))
         self.report.new_facts += 1
