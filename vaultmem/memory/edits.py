@@ -63,14 +63,14 @@ class Edits:
         the plan is applied, then removed from ``source``. ``apply`` must reach ``target``
         first, so that a crash between the two leaves a copy in both, never in neither."""
 
-        def copy_in(old: str) -> str:
-            for line in _read(root / source).splitlines():
-                match = _BLOCK_IDS.search(line)
-                if match and match.group(1) == block_id:
-                    return _append(old, [line.rstrip()], header)
-            return old
-
-        self.add(target, copy_in)
+        changes = self.changes.setdefault(target, [])
+        last = changes[-1] if changes else None
+        # Moves into a note in a row are made together (a run that archives thousands of
+        # facts read their note again for each).
+        if not (isinstance(last, _Moves) and last.header == header):
+            last = _Moves(root, header)
+            changes.append(last)
+        last.steps.append((source, block_id))
         self.remove_line(source, block_id)
 
     def new_text(self, path: str, old: str) -> str:
@@ -166,6 +166,31 @@ def _append(old: str, lines: list[str], header: str) -> str:
     elif not old.endswith("\n"):
         old += "\n"
     return old + "\n".join(new) + "\n"
+
+
+class _Moves:
+    """Lines copied into a note from others, in order, each source read once when the
+    change is made: the first line of the source that ends with the block id, as it is
+    then (none if a person removed it), appended as ``_append`` appends."""
+
+    def __init__(self, root: Path, header: str) -> None:
+        self.root, self.header = root, header
+        self.steps: list[tuple[str, str]] = []  # (source, block id)
+
+    def __call__(self, old: str) -> str:
+        sources: dict[str, dict[str, str]] = {}  # source -> its lines by block id
+        lines: dict[str, str] = {}  # block id -> line: a line moved twice is copied once
+        for source, block_id in self.steps:
+            found = sources.get(source)
+            if found is None:
+                found = sources[source] = {}
+                for line in _read(self.root / source).splitlines():
+                    match = _BLOCK_IDS.search(line)
+                    if match:
+                        found.setdefault(match.group(1), line.rstrip())
+            if block_id in found:
+                lines.setdefault(block_id, found[block_id])
+        return _append(old, list(lines.values()), self.header)
 
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9-]+")
