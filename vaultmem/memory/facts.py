@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from itertools import chain
 from sys import intern
 from typing import TYPE_CHECKING
 
@@ -299,8 +300,11 @@ class Fact(Record):
     @property
     def day(self) -> dt.date | None:
         """When the fact was learnt: its first source's date, else ``[created::]``/``[date::]``."""
-        dated = [note for note, _ in self._cited()]
-        dated += [value for key in ("created", "date") for value in self.entry.values(key)]
+        # Lazily: a run asks the day of every fact, and the first source gives most.
+        dated = chain(
+            (note for note, _ in self._cited()),
+            (value for key in ("created", "date") for value in self.entry.values(key)),
+        )
         for value in dated:
             match = _DAY.search(value)
             if match:
