@@ -201,6 +201,9 @@ def _frontmatter_end(lines: list[str]) -> int | None:
     return None
 
 
+_TOO_DEEP = "frontmatter nests too deep or is too large; its lines are indexed as text"
+
+
 def _load_frontmatter(yaml_lines: list[str], warnings: list[str]) -> dict[str, Any]:
     """The frontmatter as plain data, or ``{}`` with a warning when it is not a readable
     YAML mapping."""
@@ -211,12 +214,17 @@ def _load_frontmatter(yaml_lines: list[str], warnings: list[str]) -> dict[str, A
         loaded = yaml.load(yaml_text, Loader=_frontmatter_loader()) if yaml_text.strip() else {}
         plain = _plain(loaded, [0], 0)
     except yaml.YAMLError as exc:
+        if "nesting depth" in str(getattr(exc, "problem", "")):
+            # libyaml from 0.2.6 (PyYAML 6.0.4) stops at its own depth limit where the
+            # pure-Python loader overflows the stack: the same frontmatter, the same verdict.
+            warnings.append(_TOO_DEEP)
+            return {}
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
         warnings.append(f"malformed YAML frontmatter{where}; its lines are indexed as text")
         return {}
     except (_TooComplex, RecursionError):
-        warnings.append("frontmatter nests too deep or is too large; its lines are indexed as text")
+        warnings.append(_TOO_DEEP)
         return {}
     except Exception as exc:  # PyYAML's constructors raise plain ValueErrors too
         warnings.append(f"unreadable YAML frontmatter ({exc}); its lines are indexed as text")
