@@ -214,8 +214,11 @@ class _Outbox:
 
     def send(self, message: object) -> None:
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-        self.held.append(memoryview(struct.pack("!i", len(data)) + data))
-        self.size += len(self.held[-1])
+        size = len(data)
+        # As ``Connection.send`` frames it: a length, or -1 and a long one past 2 GiB.
+        header = struct.pack("!i", size) if size <= 0x7FFFFFFF else struct.pack("!iQ", -1, size)
+        self.held.append(memoryview(header + data))
+        self.size += len(header) + size
         self._write(OUTBOX_BYTES)
 
     def flush(self) -> None:
