@@ -145,7 +145,8 @@ _G_DISLIKE = Gated(
 _G_SHIFT = Gated(
     _SHIFT,
     Gate(
-        _words("now switched changed moved instead no anymore from as since starting")
+        # "no longer": "longer"; "from now on": "now"; "since last week": its last word
+        _words("now switched changed moved instead longer anymore as week month year")
         | _words("down up raised lowered increased decreased dropped cut"),
         ("现在", "改用", "换成", "换了", "换到", "搬到", "搬家", "不再", "改成", "改为", "改到")
         + ("提前到", "推迟到", "升级", "调到", "变成"),
@@ -154,16 +155,18 @@ _G_SHIFT = Gated(
 _G_FILLER = Gated(
     _FILLER,
     Gate(
-        _words("now nowadays currently anymore any these still actually really remember note")
-        | _words("please fyi important again today from as by btw right"),
+        # "any more", "these days", "by far": their last word; "from now on", "as of now",
+        # "right now": "now"
+        _words("now nowadays currently anymore more days still actually really remember note")
+        | _words("please fyi important again today far btw"),
         ("记住", "注意", "现在", "目前", "已经", "还是", "了"),
     ),
 )
-_G_ADDITIVE = Gated(_ADDITIVE, Gate(_words("also too as another in"), ("也",)))
+_G_ADDITIVE = Gated(_ADDITIVE, Gate(_words("also too well another addition"), ("也",)))
 _G_REPLACED = Gated(
     _REPLACED,
     Gate(
-        _words("instead rather in switched changed moved went migrated swapped converted not")
+        _words("instead rather place switched changed moved went migrated swapped converted not")
         | _words("shifted over off replaced replacing replaces replace sold ditched dumped")
         | _words("abandoned uninstalled cancelled canceled gave got stopped out"),
         ("不再", "从", "把", "戒", "卖", "放弃", "退掉"),
@@ -466,13 +469,18 @@ def _stems(found: frozenset[str]) -> frozenset[str]:
 
 
 def _stem(word: str) -> str:
-    for ending in ("ing", "ed"):
+    if not word.endswith(_ENDINGS):  # most words: one test, not one per ending
+        return word
+    for ending in _ENDINGS:
         if word.isascii() and word.endswith(ending) and len(word) - len(ending) >= 3:
             word = word[: -len(ending)]
             if word[-1] == word[-2] and word[-1] not in "aeiousl":
                 word = word[:-1]
             return intern(word)
     return word
+
+
+_ENDINGS = ("ing", "ed")
 
 
 def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
