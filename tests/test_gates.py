@@ -19,8 +19,18 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.memory import conflicts, dates, people, scoring, secrets, slots, wording
-from vaultmem.memory.gates import Gate, Line, fold
+from vaultmem.memory import (
+    categories,
+    conflicts,
+    dates,
+    extract,
+    people,
+    scoring,
+    secrets,
+    slots,
+    wording,
+)
+from vaultmem.memory.gates import Gate, Gated, Line, fold
 
 DATA = Path(__file__).parent / "data"
 _WORD_CHAR = re.compile(r"\w")
@@ -57,8 +67,11 @@ def _gated() -> Iterator[tuple[str, re.Pattern[str], Gate, bool]]:
         if gate is not None:
             yield f"likelihood {pattern.pattern[:20]}", pattern, gate, False
     for name, value in vars(conflicts).items():
-        if isinstance(value, conflicts.Gated):
+        if isinstance(value, Gated):
             yield f"conflicts {name}", value.pattern, value.gate, False
+    for name, value in vars(categories).items():
+        if isinstance(value, Gated):
+            yield f"categories {name}", value.pattern, value.gate, False
     for gate, cue, read in slots._READERS:
         yield f"slots cue {read.__name__}", cue, gate, True
     for index, (pattern, gate) in enumerate(
@@ -141,6 +154,7 @@ def _readings(text: str) -> list[object]:
         slots.slots,
         lambda t: dates.resolve_dates(t, dt.date(2026, 11, 20)),
         lambda t: people.people(t, {"Alice"}),
+        lambda t: categories.route(scoring.score(t), extract.Metadata(), t),
     ]
     return [read(text) for read in readers]
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 
 from .extract import Metadata
+from .gates import Gate, Gated, Line
+from .gates import words as _words
 from .scoring import Score
 
 MAX_DEPTH = 4
@@ -52,6 +54,20 @@ _CHOICE = re.compile(
     r"went\s+with|adopted|migrated|standardi[sz]ed\s+on|moved\s+\w+\s+to)\b)"
     r"|(?:我们|团队)\S{0,6}(?:改用|选用|选择了|换成|迁移到)"
 )
+# With their gates (``gates.py``): a full consolidation routes some 90,000 facts, and
+# most hold no lesson, "next time" or choice.
+_G_LESSON = Gated(
+    _LESSON, Gate(_words("lesson lessons learned learnt"), ("教训", "切记", "不要再"))
+)
+_G_NEXT_TIME = Gated(_NEXT_TIME, Gate(_words("next"), ("下次",)))
+_G_CHOICE = Gated(
+    _CHOICE,
+    Gate(
+        _words("switched chose picked settled went adopted migrated standardized standardised")
+        | _words("moved"),
+        ("改用", "选用", "选择了", "换成", "迁移到"),
+    ),
+)
 
 
 def route(score: Score, meta: Metadata, text: str = "") -> str:
@@ -63,7 +79,7 @@ def route(score: Score, meta: Metadata, text: str = "") -> str:
         return f"facts/{kind}.md"
     if "error" in signals:
         return "facts/tech/errors.md"
-    if "decision" in signals or _teaches(text) or _CHOICE.search(text):
+    if "decision" in signals or _teaches(text) or _G_CHOICE.search(text, Line.of(text)):
         return "facts/work/decisions.md"
     if kind == "preference" or "preference" in signals:
         return "facts/preferences.md"
@@ -101,4 +117,7 @@ def is_lesson(path: str, text: str) -> bool:
 
 def _teaches(text: str) -> bool:
     """A lesson said as one, or a rule for next time; not a plan for next time."""
-    return bool(_LESSON.search(text) or (_NEXT_TIME.search(text) and _RULE.search(text)))
+    line = Line.of(text)
+    return bool(
+        _G_LESSON.search(text, line) or (_G_NEXT_TIME.search(text, line) and _RULE.search(text))
+    )

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -195,7 +195,9 @@ class LineReader:
     def _admit(
         self, entry: Entry, ident: str, key: str, day: dt.date | None, names: list[str]
     ) -> Admitted | None:
-        rated = score(entry.text, self.config.scoring, self.known, folded=True, names=names)
+        rated = score(
+            entry.text, self.config.scoring, self.known, folded=True, names=names, explain=False
+        )
         value = fraction(entry.field("importance"), rated.value)  # a caller's word wins
         if rated.dropped or value < self.config.memory.admit_threshold:
             return None
@@ -210,7 +212,7 @@ class LineReader:
             entry.block_id,
             ident,
             key,
-            replace(rated, reasons=()),
+            rated,
             value,
             text,
             likelihood(text),  # after ``Fact.read``, if read: the line as gates read it is kept

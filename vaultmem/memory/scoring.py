@@ -427,6 +427,7 @@ def score(
     *,
     folded: bool = False,
     names: list[str] | None = None,
+    explain: bool = True,
 ) -> Score:
     """Score one line (its message text, without the time, role and fields).
 
@@ -438,6 +439,8 @@ def score(
             (consolidation keeps one growing set: folding it again for every line made a
             full run quadratic in the vault's names).
         names: ``entities(text)``, when the caller has them already.
+        explain: give the reasons; without, ``reasons`` is empty (consolidation scores
+            some 200,000 lines of a large vault and keeps none: they are worded last).
     """
     w = weights or ScoringConfig()
     stripped = text.strip()
@@ -449,7 +452,7 @@ def score(
         if (gate is None or gate.admits(line)) and pattern.search(stripped):
             kind, base = name, getattr(w, key)
             break
-    reasons = [f"{kind} {base:+.2f}"]
+    added = [(kind, base)]  # what each rule added, as the reasons will say
     value = base
     fired = set()
     length = _weighted_length(stripped)
@@ -459,24 +462,28 @@ def score(
         if (gate is None or gate.admits(line)) and pattern.search(stripped):
             weight = getattr(w, key)
             value += weight
-            reasons.append(f"{name} {weight:+.2f}")
+            added.append((name, weight))
             fired.add(key)
     if length >= w.detail_chars:
         value += w.detail
-        reasons.append(f"detailed {w.detail:+.2f}")
+        added.append(("detailed", w.detail))
     elif w.short_text_chars <= length < w.brief_chars:
         value += w.brief
-        reasons.append(f"brief {w.brief:+.2f}")
+        added.append(("brief", w.brief))
     known_set = known if folded else {k.casefold() for k in known}
     found = entities(stripped) if names is None or stripped != text else names
     new = [e for e in found if e.casefold() not in known_set]
     if new:
         value += w.first_mention
-        reasons.append(f"first mention of {new[0]} {w.first_mention:+.2f}")
-    if length < w.short_text_chars:
+        added.append((f"first mention of {new[0]}", w.first_mention))
+    short = length < w.short_text_chars
+    if short:
         value *= w.short_text_factor
-        reasons.append(f"short text x{w.short_text_factor:g}")
-    return Score(round(min(1.0, max(0.0, value)), 4), kind, tuple(reasons), None, frozenset(fired))
+    reasons: tuple[str, ...] = ()
+    if explain:
+        reasons = tuple(f"{name} {weight:+.2f}" for name, weight in added)
+        reasons += (f"short text x{w.short_text_factor:g}",) if short else ()
+    return Score(round(min(1.0, max(0.0, value)), 4), kind, reasons, None, frozenset(fired))
 
 
 # A statement of likelihood is a belief, held with the confidence its words express.
