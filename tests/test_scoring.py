@@ -84,6 +84,26 @@ def test_acknowledgements_are_dropped(text: str) -> None:
     assert result.dropped is not None and result.value == 0.0
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We decided to always use SQLite for storage and search",
+        "lunch at noon",
+        "Lunch with Carol on the terrace",
+        "记住我对花生过敏",
+        "Please remember: I am allergic to penicillin, this is important",
+    ],
+)
+def test_a_score_without_reasons_is_the_same_score(text: str) -> None:
+    explained, bare = score(text), score(text, explain=False)
+    assert explained.reasons and bare.reasons == ()
+    assert (bare.value, bare.kind, bare.signals) == (
+        explained.value,
+        explained.kind,
+        explained.signals,
+    )
+
+
 def test_first_mention_of_an_entity() -> None:
     assert any(
         r.startswith("first mention of Carol")
