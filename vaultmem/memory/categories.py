@@ -63,8 +63,8 @@ _G_NEXT_TIME = Gated(_NEXT_TIME, Gate(_words("next"), ("下次",)))
 _G_CHOICE = Gated(
     _CHOICE,
     Gate(
-        _words("switched chose picked settled went adopted migrated standardized standardised")
-        | _words("moved"),
+        _words("switched chose picked settled went adopted migrated moved")
+        | _words("standardized standardised"),
         ("改用", "选用", "选择了", "换成", "迁移到"),
     ),
 )
@@ -79,7 +79,8 @@ def route(score: Score, meta: Metadata, text: str = "") -> str:
         return f"facts/{kind}.md"
     if "error" in signals:
         return "facts/tech/errors.md"
-    if "decision" in signals or _teaches(text) or _G_CHOICE.search(text, Line.of(text)):
+    line = Line.of(text)
+    if "decision" in signals or _teaches(text, line) or _G_CHOICE.search(text, line):
         return "facts/work/decisions.md"
     if kind == "preference" or "preference" in signals:
         return "facts/preferences.md"
@@ -115,9 +116,9 @@ def is_lesson(path: str, text: str) -> bool:
     return bool(_RULE.search(text) or _LESSON.search(text))
 
 
-def _teaches(text: str) -> bool:
-    """A lesson said as one, or a rule for next time; not a plan for next time."""
-    line = Line.of(text)
+def _teaches(text: str, line: Line) -> bool:
+    """A lesson said as one, or a rule for next time; not a plan for next time (``line``:
+    ``Line.of(text)``)."""
     return bool(
         _G_LESSON.search(text, line) or (_G_NEXT_TIME.search(text, line) and _RULE.search(text))
     )

@@ -468,6 +468,9 @@ def _stems(found: frozenset[str]) -> frozenset[str]:
     return found if stems == found else stems
 
 
+_ENDINGS = ("ing", "ed")
+
+
 def _stem(word: str) -> str:
     if not word.endswith(_ENDINGS):  # most words: one test, not one per ending
         return word
@@ -478,9 +481,6 @@ def _stem(word: str) -> str:
                 word = word[:-1]
             return intern(word)
     return word
-
-
-_ENDINGS = ("ing", "ed")
 
 
 def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:

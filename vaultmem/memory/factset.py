@@ -164,8 +164,8 @@ class FactSet:
         # Arrays of machine ints, not sets or lists: a full run holds the postings of every
         # live fact's words, and reads a few hundred numbers of them for each new fact; a
         # list's numbers are objects all over the heap, an array's lie in one block (a full
-        # run's lookups took half the time). Each number is in an array at most once.
-        self._postings: defaultdict[str, array[int]] = defaultdict(_numbers)
+        # run's candidate lookups: 3.3 s against 4.2 s). Each number is in one at most once.
+        self._postings: defaultdict[str, array[int]] = defaultdict(_posting)
         self._slot_numbers: defaultdict[tuple[str, str], dict[int, None]] = defaultdict(dict)
         self._last: Fact | None = None  # the text ``best`` read, added next as a rule
         # Facts added before the first search, read at it: a run adds the vault's facts
@@ -284,7 +284,7 @@ class FactSet:
         return list(found)
 
 
-def _numbers() -> array[int]:
+def _posting() -> array[int]:
     return array("i")
 
 
