@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from vaultmem import Vault
+from vaultmem.embeddings.floor import Gate, background
 from vaultmem.embeddings.semantic import fuse, open_vectors, semantic_hits
 from vaultmem.search import search as keyword_search
 
@@ -58,11 +59,16 @@ def main() -> None:
             conn = vault.db.conn
             vectors = open_vectors(conn, vault.root / ".vaultmem", vault.config.embeddings, [])
             assert vectors is not None, "nothing embedded"
+            state = vault.root / ".vaultmem"
+            ground = background(state, vectors.embedder, vectors.matrix.dim, [])
             for q in questions:
                 text = q["question"]
                 words = keyword_search(conn, text, limit=30, exclude_glob="archive/*")
                 query = vectors.embedder.embed_query(text)
-                meaning = semantic_hits(conn, vectors.matrix, query, 30, exclude_glob="archive/*")
+                gate = Gate(query, vectors.embedder.floor, ground)  # as search: the floor
+                meaning = semantic_hits(
+                    conn, vectors.matrix, query, 30, gate, exclude_glob="archive/*"
+                )
                 for weight, seats in grid:
                     fused = fuse(words, meaning, weight=weight, seats=seats)[:10]
                     spans = [(h.path, h.line_start, h.line_end) for h in fused]

@@ -654,6 +654,8 @@ def test_capture_json_and_a_second_run_that_adds_nothing(vault_path: Path, tmp_p
         "already": 5,
         "skipped": 7,
         "malformed": 0,
+        "too_deep": 0,
+        "out_of_range": 0,
         "incomplete": False,
         "masked": 0,  # secrets masked in what was stored now
         "paths": [],
@@ -951,7 +953,7 @@ def test_remember_at_a_time_with_no_local_date_is_a_usage_error(
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert done.stderr.splitlines()[-1].startswith("Error: Invalid value for '--at': ")
-    assert "outside the years 1 to 9999" in done.stderr
+    assert "is outside the dates 1900-01-01 to 2100-12-31" in done.stderr
     assert not list((vault_path / "memory").glob("*.md"))
 
 

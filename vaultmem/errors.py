@@ -8,6 +8,7 @@ in the CLI's output) is written by ``shown_path``, so that it stays one line.
 
 from __future__ import annotations
 
+import os
 import re
 
 
@@ -28,6 +29,57 @@ class PathOutsideVaultError(VaultmemError):
     """A path names something outside the vault (directly, with ``..`` or via a symlink)."""
 
 
+class BadPathError(VaultmemError):
+    """A path no file can have (``path_problem``): the file system would refuse it with an
+    exception that is no ``OSError`` (a NUL byte) or with one that says nothing of which
+    argument was wrong."""
+
+
+# What the file systems vaultmem runs on allow: a name of at most 255 bytes (Linux,
+# macOS, Windows alike) and a whole path of at most 4,095 (Linux's PATH_MAX less its NUL).
+NAME_MAX_BYTES = 255
+PATH_MAX_BYTES = 4095
+
+
+def path_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why no file can have ``path``, or ``None``: a NUL byte (``open`` raises
+    ``ValueError``), a name over 255 bytes or a path over 4,095 (``ENAMETOOLONG``), or text
+    the file system cannot encode (a lone surrogate such as ``\\ud800`` from JSON). Pure:
+    nothing is looked up, so a path that passes may still not exist."""
+    text = os.fspath(path)
+    if "\0" in text:
+        return "holds a NUL byte, which no file name can"
+    try:
+        encoded = os.fsencode(text)
+    except UnicodeEncodeError:
+        return "holds text that is not valid in a file name (a lone surrogate)"
+    longest = max((len(name) for name in encoded.split(b"/")), default=0)
+    if longest > NAME_MAX_BYTES:
+        return f"has a name of {longest} bytes; a file name has at most {NAME_MAX_BYTES}"
+    if len(encoded) > PATH_MAX_BYTES:
+        return f"is {len(encoded):,} bytes long; a path has at most {PATH_MAX_BYTES:,}"
+    return None
+
+
+def check_path(path: str | os.PathLike[str], what: str) -> None:
+    """Refuse a path a person or an agent gave that no file can have, before it meets the
+    file system (``path_problem``), in one line that names ``what`` it was.
+
+    Raises:
+        BadPathError: ``path`` has such a problem.
+    """
+    problem = path_problem(path)
+    if problem is not None:
+        raise BadPathError(f"{what} {_shown(os.fspath(path))} {problem}")
+
+
+def _shown(text: str, keep: int = 60) -> str:
+    """A path as an error line shows it: surrogates escaped (they cannot be printed), a
+    long one shortened to its start and its end, control characters quoted."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return shown_path(text if len(text) <= 2 * keep else f"{text[:keep]}…{text[-keep:]}")
+
+
 class NotANoteError(VaultmemError):
     """A path inside the vault names something that is not one of its notes (a dot-folder
     such as ``.git``, a file the index leaves out, an attachment); only notes are read."""
@@ -43,6 +95,12 @@ class IndexLockedError(VaultmemError):
 
 class GitError(VaultmemError):
     """A git operation failed; the message carries git's own reason."""
+
+
+class QueryTooLongError(VaultmemError):
+    """A query over the bounds of a search (``query.MAX_QUERY_CHARS`` characters or
+    ``query.MAX_QUERY_TERMS`` terms): its cost would grow with every term, for one caller
+    and, on a shared server, in the time of everyone else's."""
 
 
 class DaemonRunningError(VaultmemError):

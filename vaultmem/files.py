@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .errors import NotANoteError, PathOutsideVaultError, VaultmemError, shown_path
+from .errors import (
+    NotANoteError,
+    PathOutsideVaultError,
+    VaultmemError,
+    check_path,
+    shown_path,
+)
 
 NOTE_SUFFIXES = (".md", ".markdown")
 MAX_MTIME_NS = 2**62
@@ -37,15 +43,30 @@ class FileStat(NamedTuple):
     skip_reason: str | None = None
 
 
+class ReadIssue(NamedTuple):
+    """Something in a note's bytes that hides part of it, decided once here: the index
+    stores ``message`` as a warning (``status`` shows it) and ``validate`` reports it as a
+    problem of ``kind`` at ``line``."""
+
+    kind: str  # "too-large", "nul-byte" or "binary": validate's kinds of problem
+    line: int  # 1-based
+    message: str
+
+
 @dataclass(frozen=True)
 class ReadResult:
-    """A note's text (``None`` when it is not indexed), its content hash and any warnings."""
+    """A note's text (``None`` when it is not indexed), its content hash and any warnings.
+
+    ``issues`` are the warnings about the note's bytes (also in ``warnings``, first);
+    ``truncated`` says ``text`` is only the note's first part (``read_note``)."""
 
     text: str | None
     content_hash: str
     warnings: tuple[str, ...]
     size: int = 0  # from the open file, so they describe the bytes that were read
     mtime_ns: int = 0
+    issues: tuple[ReadIssue, ...] = ()
+    truncated: bool = False
 
 
 def content_hash(data: bytes) -> str:
@@ -60,10 +81,15 @@ def content_hash(data: bytes) -> str:
 def resolve_in_vault(root: Path, user_path: str | os.PathLike[str]) -> tuple[Path, str]:
     """Turn a path a person typed into an absolute path and a vault-relative one.
 
-    Accepts paths relative to the vault or absolute paths inside it.
+    Accepts paths relative to the vault or absolute paths inside it. The one door of every
+    path into the vault a person or an agent names (``show``, ``get``, ``log``, ``diff``,
+    ``restore``, MCP ``get``): a name the file system cannot even be asked about (a NUL
+    byte, a lone surrogate) is refused here in one line. A name too long resolves, and then
+    names no file.
 
     Raises:
         PathOutsideVaultError: the path, after resolving ``..`` and symlinks, leaves the vault.
+        BadPathError: no file can have the path (``errors.path_problem``).
     """
     root = root.resolve()
     candidate = Path(user_path)
@@ -71,10 +97,13 @@ def resolve_in_vault(root: Path, user_path: str | os.PathLike[str]) -> tuple[Pat
         candidate = root / candidate
     try:
         resolved = candidate.resolve()
-    except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop
+    except (OSError, RuntimeError) as exc:  # a symlink loop
         raise PathOutsideVaultError(
             f"{user_path}: cannot be resolved inside the vault ({exc})"
         ) from exc
+    except ValueError:  # "embedded null byte", "surrogates not allowed"
+        check_path(user_path, "the path")
+        raise
     if resolved != root and root not in resolved.parents:
         raise PathOutsideVaultError(f"{user_path} is outside the vault {root}")
     return resolved, resolved.relative_to(root).as_posix()
@@ -316,42 +345,119 @@ _BOMS = (  # UTF-32 first: its little-endian BOM begins with UTF-16's
 )
 
 
+# How much of a note tells whether it is text, as git tells it (git looks at 8,000 bytes).
+SNIFF_BYTES = 8192
+# What a NUL in a note is read as: a NUL can end a string in C and SQLite's functions, and
+# makes git take the file for binary; U+FFFD, the replacement character, is not a letter,
+# so the words on either side stay words of their own.
+REPLACEMENT = "\ufffd"
+BINARY_WARNING = "skipped: binary file (contains NUL bytes)"
+PARTLY_INDEXED = "partly indexed:"  # how the warning of a note over the limit begins
+
+
 def read_note(path: Path, max_bytes: int) -> ReadResult:
     """Read one note for indexing without ever raising on its content.
 
-    Files over ``max_bytes`` are not indexed. A byte-order mark says the encoding (UTF-8,
-    UTF-16 or UTF-32, either byte order; Windows editors save "Unicode" as UTF-16 with
-    one); without one the text is UTF-8, and a NUL byte means a binary file, not indexed.
+    A byte-order mark says the encoding (UTF-8, UTF-16 or UTF-32, either byte order;
+    Windows editors save "Unicode" as UTF-16 with one); without one the text is UTF-8.
     Invalid bytes are decoded as U+FFFD, with a warning. The file itself is never changed.
+
+    One bad byte never hides a note: a NUL byte is read as U+FFFD, with a warning (and a
+    ``nul-byte`` issue). Only a file whose first 8 KiB hold a NUL byte *and* are not text
+    (not valid in their encoding, or more than a tenth NUL bytes: an image named ``.md``,
+    UTF-16 without its byte-order mark) is binary, and not indexed. A note over
+    ``max_bytes`` is read up to the last line end within ``max_bytes`` (up to the last
+    whole character when its first line is longer): that part is indexed, and the warning
+    (a ``too-large`` issue) says from which line on it is not.
     """
     try:
         with open(path, "rb") as handle:
             st = os.fstat(handle.fileno())
             size, mtime_ns = st.st_size, _clamp(st.st_mtime_ns)
-            if size > max_bytes:
-                warning = f"skipped: {size} bytes is over index.max_file_bytes"
-                return ReadResult(None, f"size:{size}", (warning,), size, mtime_ns)
-            data = handle.read()
+            # read(n) allocates n bytes first: 20 MB for every small note of a vault.
+            data = handle.read() if size <= max_bytes else handle.read(max_bytes + 1)
     except OSError as exc:
         return ReadResult(None, "", (f"skipped: cannot read ({exc.strerror or exc})",))
-    digest = content_hash(data)
-    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), None)
-    if encoding is None and b"\0" in data:
-        return ReadResult(
-            None, digest, ("skipped: binary file (contains NUL bytes)",), size, mtime_ns
+    truncated = len(data) > max_bytes
+    if truncated:
+        data = data[:max_bytes]
+        size = max(size, max_bytes + 1)
+    # A note's first part is told by its bytes and its size: the part read is all the
+    # index holds, and a note that grows or shrinks beyond it is looked at again.
+    digest = content_hash(data) + (f"/{size}" if truncated else "")
+    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), "utf-8-sig")
+    text, bad = _decode(data, encoding, final=not truncated)
+    if "\0" in text and _binary(text, bad):
+        issue = ReadIssue("binary", 1, BINARY_WARNING)
+        return ReadResult(None, digest, (issue.message,), size, mtime_ns, (issue,))
+    issues: list[ReadIssue] = []
+    if truncated:
+        text, issue = _first_part(text, size, max_bytes)
+        issues.append(issue)
+    nuls = text.count("\0")
+    if nuls:
+        line = _line_at(text, text.index("\0"))
+        message = (
+            f"{nuls} NUL byte(s), the first on line {line}, indexed as U+FFFD (the note is "
+            "unchanged); git takes a file with NUL bytes for binary: delete them"
         )
+        issues.append(ReadIssue("nul-byte", line, message))
+        text = text.replace("\0", REPLACEMENT)
+    warnings = tuple(issue.message for issue in issues)
+    if bad is not None:
+        name = encoding.removesuffix("-sig").upper()
+        warnings += (f"invalid {name} at byte {bad}: undecodable bytes indexed as U+FFFD",)
+    return ReadResult(text, digest, warnings, size, mtime_ns, tuple(issues), truncated)
+
+
+def _binary(text: str, bad: int | None) -> bool:
+    """Whether a note is really binary, not text with a stray NUL: its first 8 KiB hold a
+    NUL and are either not valid text (``bad``: the first invalid byte) or more than a
+    tenth NULs."""
+    head = text[:SNIFF_BYTES]
+    nuls = head.count("\0")
+    return nuls > 0 and ((bad is not None and bad < SNIFF_BYTES) or nuls * 10 > len(head))
+
+
+def _decode(data: bytes, encoding: str, *, final: bool) -> tuple[str, int | None]:
+    """``data`` as text and the offset of its first invalid byte (``None``: all valid).
+    Invalid bytes become U+FFFD; unless ``final``, a character cut off at the end (the
+    first part of a longer note) is left out instead."""
     try:
-        text = data.decode(encoding or "utf-8-sig")
-        warnings: tuple[str, ...] = ()
+        if final:
+            return data.decode(encoding), None
+        return codecs.getincrementaldecoder(encoding)().decode(data, False), None
     except UnicodeDecodeError as exc:
-        text = data.decode(encoding or "utf-8-sig", errors="replace")
-        name = (encoding or "utf-8").removesuffix("-sig").upper()
-        warnings = (f"invalid {name} at byte {exc.start}: undecodable bytes indexed as U+FFFD",)
-    if "\0" in text:  # bytes that only looked like a byte-order mark
-        return ReadResult(
-            None, digest, ("skipped: binary file (contains NUL bytes)",), size, mtime_ns
-        )
-    return ReadResult(text, digest, warnings, size, mtime_ns)
+        if final:
+            return data.decode(encoding, "replace"), exc.start
+        return codecs.getincrementaldecoder(encoding)("replace").decode(data, False), exc.start
+
+
+def _first_part(text: str, size: int, max_bytes: int) -> tuple[str, ReadIssue]:
+    """The part of an oversized note's first ``max_bytes`` that is indexed, and the issue
+    that says so: up to its last line end, unless that would leave out more than half of
+    it (one long line: a 20 MB message); then all of it, up to its last whole character."""
+    end = max(text.rfind("\n"), text.rfind("\r"))
+    over = f"{PARTLY_INDEXED} {size:,} bytes is over index.max_file_bytes ({max_bytes:,}); "
+    if end >= len(text) // 2:
+        text = text[: end + 1]
+        first_left_out = _line_at(text, len(text))
+        message = f"lines 1-{first_left_out - 1} are indexed, line {first_left_out} on is not"
+    else:
+        first_left_out = _line_at(text, len(text))
+        whole = f"lines 1-{first_left_out - 1} and " if first_left_out > 1 else ""
+        message = f"{whole}the start of line {first_left_out} are indexed, the rest is not"
+    return text, ReadIssue(
+        "too-large",
+        first_left_out,
+        f"{over}{message} searchable (split the note, or raise the limit)",
+    )
+
+
+def _line_at(text: str, pos: int) -> int:
+    """The 1-based line of ``text`` that offset ``pos`` is on, counting line ends as the
+    parser does (``\\r\\n``, ``\\n`` and a lone ``\\r``)."""
+    return 1 + text.count("\n", 0, pos) + text.count("\r", 0, pos) - text.count("\r\n", 0, pos)
 
 
 @dataclass
@@ -417,6 +523,8 @@ def excerpt(
     lines = split_lines(read.text)
     if line is None:
         return Excerpt(rel, 1, lines)
+    if read.truncated and line > len(lines) - (lines[-1] == ""):  # past the part read
+        raise VaultmemError(f"{shown_path(rel)}: line {line} is not read: {read.issues[0].message}")
     if not 1 <= line <= len(lines):
         raise VaultmemError(f"{shown_path(rel)} has {len(lines)} lines; there is no line {line}")
     blocks = [b for b in parse_document(read.text).blocks if b.line_start <= line <= b.line_end]

@@ -37,15 +37,45 @@ DEFAULT_TIMEOUT = 60.0
 MEMORY_LOG = ".vaultmem/log/"
 # vaultmem's own temp files never belong in history, even in an old vault whose .gitignore
 # lacks the rule: every add and status names them as excluded (git pathspec magic). So do
-# the vectors (vectors.db, vectors.matrix) and the LLM pass's answer cache, newer than many
-# vaults' .gitignore.
+# the vectors (vectors.db, vectors.matrix), the LLM pass's answer cache and this device's
+# own settings (local.toml: docs/config.md), newer than many vaults' .gitignore.
 NEVER_COMMITTED = (
     f":(exclude,glob)**/{TEMP_PREFIX}*",
     ":(exclude).vaultmem/tmp",
     ":(exclude,glob).vaultmem/vectors.*",
     ":(exclude,glob).vaultmem/llm-cache.*",
+    ":(exclude).vaultmem/local.toml",
 )
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
+
+
+def operand(value: str, what: str) -> str:
+    """``value`` (a revision, a remote's name) as git may be given it: git reads a word that
+    begins with ``-`` as an option wherever it stands (``git diff --output=FILE`` writes
+    any file), so such a word is refused before git sees it, as is one with a control
+    character (a NUL cannot even be passed to a process).
+
+    Raises:
+        GitError: ``value`` is empty, begins with ``-`` or holds a control character.
+    """
+    if value and not value.startswith("-") and value.isprintable():
+        return value
+    shown = value.encode("unicode_escape").decode("ascii")
+    raise GitError(
+        f"{shown!r} is not a {what}: a {what} never begins with '-' or holds a control character"
+        if value
+        else f"an empty {what} names nothing"
+    )
+
+
+def literal(paths: list[str], *, top: bool = False) -> list[str]:
+    """Paths for git, each word for word (git's ``:(literal)`` pathspec): never pathspec
+    magic (``:(top)`` would name the whole repository around a vault in a subfolder) nor a
+    glob (a note named ``[ab].md`` would also name ``a.md``). They go after ``--``. Paths
+    are relative to the vault folder, where git runs, or with ``top`` to the repository's
+    top folder (as git names files in its output)."""
+    magic = ":(top,literal)" if top else ":(literal)"
+    return [magic + path for path in paths]
 
 
 @dataclass(frozen=True)
@@ -155,15 +185,21 @@ class History:
         except git.GitCommandError as exc:
             raise GitError(f"git {args[0]} failed: {git_stderr(exc.stderr) or exc}") from exc
 
-    def run_network(self, remote: str, *args: str) -> str:
-        """Run a git command that talks to ``remote``, within the timeout, never prompting.
+    def run_network(self, command: str, remote: str, *refspecs: str) -> str:
+        """Run ``git COMMAND --quiet REMOTE REFSPEC...`` (fetch, push) within the timeout,
+        never prompting. The remote's name comes from the repository's config, which
+        another program may have written: it is given to git as a name, never as an option
+        (``operand``, ``--end-of-options``: a remote named ``--upload-pack=CMD`` would run
+        CMD).
 
         The command runs in its own process group, so on timeout git and everything it
         started (ssh, a credential helper) are killed, not left behind.
 
         Raises:
-            GitError: git failed, or did not finish within the timeout.
+            GitError: git failed, or did not finish within the timeout, or ``remote`` is
+                no remote's name.
         """
+        args = (command, "--quiet", "--end-of-options", operand(remote, "remote name"), *refspecs)
         env = {**os.environ, **self._identity, "GIT_TERMINAL_PROMPT": "0"}
         if not ({"GIT_SSH_COMMAND", "GIT_SSH"} & set(env)) and not self._config("core.sshCommand"):
             env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"  # a password prompt would hang
@@ -238,6 +274,10 @@ class History:
         Returns:
             The new commit, or ``None`` when there was nothing to commit.
         """
+        if message:  # a person's words (commit -m): a token in them would be pushed
+            from .memory.secrets import mask_secrets  # loads only when a message is given
+
+            message = mask_secrets(message)[0]
         paths = self.changed_paths()
         real = [p for p in paths if not p.startswith(MEMORY_LOG)]
         if not real and not (paths and memory_log_alone):
@@ -285,7 +325,7 @@ class History:
             args.append(f"--since={since}")
         if limit:
             args.append(f"-{limit}")
-        out = self.run(*args, "--", path or ".")
+        out = self.run(*args, "--", *literal([path or "."]))
         commits = []
         for record in out.split("\x1e")[1:]:
             head, _, names = record.partition("\n")
@@ -318,8 +358,32 @@ class History:
         return versions
 
     def diff(self, rev: str | None = None, path: str | None = None) -> str:
-        """The diff of the vault (or one note) against ``rev`` (default: the last commit)."""
-        return self.run("diff", rev or "HEAD", "--", path or ".")
+        """The diff of the vault (or one note) against ``rev`` (default: the last commit), or
+        between two commits (``OLD..NEW``; either side left out is ``HEAD``).
+
+        Raises:
+            GitError: ``rev`` names no commit (``revision``).
+        """
+        old, dots, new = (rev or "HEAD").partition("..")
+        ends = (old or "HEAD", new or "HEAD") if dots else (old,)
+        return self.run("diff", *map(self.revision, ends), "--", *literal([path or "."]))
+
+    def revision(self, rev: str) -> str:
+        """The sha of the commit ``rev`` names (a sha, ``HEAD~2``, a tag, a branch): the one
+        way a revision from a person or a caller reaches git, which then gets only the sha
+        (``operand`` refuses a word git would read as an option).
+
+        Raises:
+            GitError: ``rev`` is no revision, or names no commit of this repository.
+        """
+        operand(rev, "revision")
+        try:
+            sha = self.run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+        except GitError:
+            sha = ""
+        if not sha:
+            raise GitError(f"{rev!r} names no commit of this vault")
+        return sha
 
     def resolve(self, at: str) -> Commit:
         """The commit named by a revision, or the last commit on or before a date (YYYY-MM-DD:
@@ -339,7 +403,7 @@ class History:
                 raise GitError(f"the vault has no commit on or before {at}")
         else:
             try:
-                sha = self.run("rev-parse", "--verify", "--quiet", f"{at}^{{commit}}").strip()
+                sha = self.revision(at)
             except GitError:
                 raise GitError(
                     f"{at!r} is neither a date (YYYY-MM-DD) nor a revision of this vault"
@@ -347,7 +411,7 @@ class History:
         return self.commit_info(sha)
 
     def commit_info(self, sha: str) -> Commit:
-        """One commit by its sha."""
+        """One commit by its sha (from ``revision``, or git's own output)."""
         out = self.run("show", "-s", "--format=%H%x1f%cI%x1f%an%x1f%s", sha).strip()
         full, date, author, message = out.split("\x1f", 3)
         return Commit(full, date, author, message)
@@ -361,8 +425,8 @@ class History:
 
     def _top_paths(self, paths: list[str]) -> list[str]:
         if paths:
-            return [self.prefix + p.strip("/") for p in paths]
-        return [self.prefix or "."]
+            return literal([self.prefix + p.strip("/") for p in paths])
+        return literal([self.prefix or "."])
 
     def export(self, sha: str, paths: list[str], target: Path) -> list[str]:
         """Write the vault's files as they were at ``sha`` into the empty folder ``target``."""
@@ -429,9 +493,9 @@ class History:
         )
         present = set(self.files_at("HEAD", paths))
         for gone in sorted(present - past):
-            self.run("rm", "--quiet", "--", gone)
+            self.run("rm", "--quiet", "--", *literal([gone]))
         if past:
-            self.run("checkout", target.sha, "--", *sorted(past))
+            self.run("checkout", target.sha, "--", *literal(sorted(past)))
         what = ", ".join(paths) if paths else "the vault"
         day = target.date[:10]
         made = self.commit(f"vaultmem: restore {what} to {target.sha[:10]} ({day})")

@@ -79,7 +79,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from .errors import IndexLockedError
+from .errors import IndexLockedError, VaultNotFoundError
 from .index_faults import (
     CorruptIndexError,
     database_files,
@@ -172,10 +172,18 @@ class Index:
 
         Raises:
             IndexLockedError: another process holds the database past the busy timeout.
+            VaultNotFoundError: the folder of ``path`` does not exist (it is not made).
         """
         notices: list[str] = []
+        if not path.parent.is_dir():
+            # Never made here: ``.vaultmem`` is made (0700) by ``init``, so a missing one
+            # means the vault was moved or deleted under a running process, and making it
+            # again would leave a stray vault at the old path.
+            raise VaultNotFoundError(
+                f"{path.parent} does not exist: the vault was moved or deleted; "
+                "open it where it is now"
+            )
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             conn = connect(path, busy_timeout_ms)
             problem = unusable(conn)
         except sqlite3.DatabaseError as exc:

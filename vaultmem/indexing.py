@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .config import IndexConfig
-from .errors import Interrupted
+from .errors import Interrupted, VaultNotFoundError
 from .files import FileStat, printable, scan_notes, stat_note
 from .index import FREE_PAGES_PER_STEP, SCOPED_CACHE_KIB, Index, IndexedState, KnownFiles
 
@@ -143,6 +143,7 @@ def update_index(
     Raises:
         Interrupted: ``should_stop`` returned true; nothing of the run was written.
         IndexLockedError: another process held the index past the wait.
+        VaultNotFoundError: ``root`` is gone; nothing was written.
     """
     started = time.perf_counter()
     report = IndexReport()
@@ -185,6 +186,13 @@ def update_index(
             known = db.known_files(RACY_NS, map(printable, paths), map(printable, folders))
             plan = plan_known(stats, known)
         report.files = plan.unchanged + len(plan.to_read)
+        if plan.to_delete and not root.is_dir():
+            # The walk found nothing because the vault is gone (moved under a running
+            # daemon, say), not because its notes are: its index keeps them.
+            raise VaultNotFoundError(
+                f"{root} does not exist any more: the vault was moved or deleted; "
+                "its index was left as it was"
+            )
         if plan.to_read or plan.to_delete:
             _apply(db, root, config, plan, report, bulk, should_stop, progress)
     # After the transaction: pages the run freed (deleted notes, FTS5 merges, a rebuild

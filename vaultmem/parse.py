@@ -93,7 +93,8 @@ _LINK = re.compile(
 # blanks backtracks quadratically on a long run of spaces.
 _FIELD = re.compile(r"\[([^\W\d][\w \-/]{0,60}?)::((?:[^\[\]\n]|\[\[[^\]\n]*\]\])*)\]")
 _LINE_FIELD = re.compile(r"^([^\W\d][\w\-/]{0,60})::(.*)$", re.M)
-_CLOSING_HASHES = re.compile(r"(?:^|\s+)#+\s*$")
+# Tried where a run of spaces starts, not from each of its spaces (quadratic on a long run).
+_CLOSING_HASHES = re.compile(r"(?:^|(?<!\s)\s+)#+\s*$")
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.M)
 
 

@@ -1,7 +1,8 @@
 """A person's query as FTS5 units (words, phrases, prefixes, CJK runs) and how much of
 it a text holds.
 
-Any string a person types is a valid query. It is never handed to FTS5 as syntax: it is cut
+Any string a person types is a valid query, up to ``MAX_QUERY_CHARS`` characters and
+``MAX_QUERY_TERMS`` terms (``check_query``). It is never handed to FTS5 as syntax: it is cut
 into *units* (words, ``"quoted phrases"``, ``prefix*`` words, CJK runs), each quoted, and
 the units are OR-ed. FTS operators typed by a person (``AND``, ``OR``, ``NOT``, ``NEAR``) are
 words to skip; quotes, parentheses and punctuation only separate words; a lone ``"`` opens a
@@ -18,8 +19,15 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .errors import QueryTooLongError
 from .terms import bigrams, split_cjk
 from .word_forms import forms_of
+
+# The bounds of one query (docs/search.md, "How long a query may be"). A search's cost grows
+# with its terms times the rows they match: on 2,000 notes, 64 common words take about a
+# second, 250 took 16 s. Real questions are far shorter; a whole document is not a query.
+MAX_QUERY_CHARS = 2_000
+MAX_QUERY_TERMS = 64
 
 STOP_WORDS = frozenset(
     """a an the of to in on at for and or but is are was were be been do does did what when
@@ -35,7 +43,9 @@ _WORD = re.compile(r"[^\W_]+")
 # this the apostrophe splits off a one-letter word ("s", "m", "t") that matches every
 # "it's" in the vault. A word ending in "n't" is a negated auxiliary (don't, can't, won't):
 # a function word, dropped whole, so "won't" never asks for "won" (the past of "win").
-_NEGATION = re.compile(r"[^\W_]+n['\u2019]t(?![^\W_])", re.IGNORECASE)
+# It is looked for only where a word starts: unanchored, a run of letters was tried from
+# each of its letters (20,000 x's took 16 s; tests/test_linear_patterns.py).
+_NEGATION = re.compile(r"(?<![^\W_])[^\W_]+n['\u2019]t(?![^\W_])", re.IGNORECASE)
 _CLITIC = re.compile(r"(?<=[^\W\d_])['\u2019](?:s|m|d|ll|re|ve)(?![^\W_])", re.IGNORECASE)
 # Month names are never stop words when capitalised: "May" the month is a search term,
 # "may" the verb (lowercase) is still dropped.
@@ -244,6 +254,36 @@ def parse_query(text: str) -> Query:
         units = stop_only
     unique = tuple(dict.fromkeys(units))
     return Query(text, unique)
+
+
+def query_problem(text: str) -> str | None:
+    """Why ``text`` is over a search's bounds, or ``None``: more than ``MAX_QUERY_CHARS``
+    characters, or more than ``MAX_QUERY_TERMS`` terms (words, phrases and CJK runs, each
+    counted once; stop words do not count). Pure, linear in the text, so the CLI can make
+    it a usage error before it opens the vault."""
+    if len(text) > MAX_QUERY_CHARS:
+        return (
+            f"the query is {len(text):,} characters long; a query holds at most "
+            f"{MAX_QUERY_CHARS:,}: ask with fewer words"
+        )
+    terms = sum(1 for unit in parse_query(text).units if unit.counts)
+    if terms > MAX_QUERY_TERMS:
+        return (
+            f"the query holds {terms:,} different terms; a query holds at most "
+            f"{MAX_QUERY_TERMS}: ask with fewer words"
+        )
+    return None
+
+
+def check_query(text: str) -> None:
+    """Refuse a query over a search's bounds (``query_problem``).
+
+    Raises:
+        QueryTooLongError: saying which bound and by how much.
+    """
+    problem = query_problem(text)
+    if problem is not None:
+        raise QueryTooLongError(problem)
 
 
 def highlight_spans(query: Query, text: str) -> list[tuple[int, int]]:

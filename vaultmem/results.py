@@ -29,13 +29,14 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from .index import citing
-from .memory.facts import Entry, Fact, daily_date, parse_entry, source_key
+from .memory.facts import Entry, Fact, daily_date, long_note_key, parse_entry, source_key
 from .search import Hit
 from .sql_parts import in_parts
 
 # MEMORY.md cites a fact as ``([[facts/x#^fID|fID]])``, a link Obsidian follows to the
-# fact line; ``(fID)`` in blocks written before links is still read.
-MENTION = re.compile(r"\((?:\[\[[^\]|\n]*\|)?([A-Za-z0-9-]+)(?:\]\])?\)\s*$")
+# fact line; ``(fID)`` in blocks written before links is still read. A link's target holds
+# no "[" (Obsidian allows none): a line of "([[" is not read to its end from each of them.
+MENTION = re.compile(r"\((?:\[\[[^\[\]|\n]*\|)?([A-Za-z0-9-]+)(?:\]\])?\)\s*$")
 _LINKED_ID = re.compile(r"#\^([A-Za-z0-9-]+)")
 _STANDALONE = ("facts/", "archive/", "MEMORY.md")  # one memory a line: no context
 _NOT_CONTEXT = frozenset({"heading", "frontmatter"})
@@ -89,7 +90,8 @@ def refine(
 def memory_of(conn: sqlite3.Connection, hit: Hit, daily_folder: str) -> Memory:
     """The keys of the memory a hit's matched line holds: its place, its ``DATE#id`` in
     a daily note, the facts citing it as their source (a struck one makes it stale),
-    a fact's id and sources, the fact ``MEMORY.md`` mentions."""
+    a fact's id and sources, the fact ``MEMORY.md`` mentions, the line whose long message
+    a note of ``long/`` holds whole."""
     first = hit.matched.split("\n", 1)[0]
     keys = {f"{hit.path}:{hit.match_start}"}
     replaced: set[str] = set()
@@ -103,6 +105,8 @@ def memory_of(conn: sqlite3.Connection, hit: Hit, daily_folder: str) -> Memory:
     elif hit.path == "MEMORY.md":
         mention = MENTION.search(first)
         keys |= {mention.group(1)} if mention else set()
+    elif (whole := long_note_key(hit.path)) is not None:  # a long message's whole text
+        keys.add(whole)
     elif hit.block_id:
         day = daily_date(hit.path, daily_folder)
         if day:

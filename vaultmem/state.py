@@ -39,6 +39,14 @@ def secure_state_dir(state_dir: Path) -> None:
             state_dir.chmod(mode & PRIVATE_DIR_MODE)
 
 
+def make_state_dir(state_dir: Path) -> None:
+    """Create ``.vaultmem/`` private (``0700``) from the start, or make an existing one so:
+    a new vault's state folder is never open to others, not even until its next command
+    tightens it (``vaultmem init``, ``restore --to``)."""
+    state_dir.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+    secure_state_dir(state_dir)
+
+
 def create_private(path: Path) -> None:
     """Create ``path`` (a state file such as the index) readable by its owner only, or make
     an existing one so. Best effort, like ``secure_state_dir``."""

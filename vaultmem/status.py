@@ -1,20 +1,20 @@
 """What ``vaultmem status`` reports: counts, the index's size, the notes changed since the
-last index run (a stat of each, nothing read), parse warnings, the watch daemon's pid and,
-for a vault with vectors, how many chunks have one.
+last index run (a stat of each, nothing read), parse warnings, the watch daemon's pid and
+what it warns of, and for a vault with vectors, how many chunks have one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import Config
 from .embeddings import numpy_or_notice
-from .files import scan_notes
+from .files import BINARY_WARNING, PARTLY_INDEXED, scan_notes
 from .index import Index
 from .retrieval import has_vectors
 from .state import STATE_DIR
-from .watchlock import daemon_pid
+from .watchlock import daemon_pid, daemon_warnings
 
 
 @dataclass
@@ -29,6 +29,17 @@ class Status:
     warnings: list[tuple[str, list[str]]]
     daemon_pid: int | None = None
     embedded: tuple[str, int, int] | None = None  # (model, chunks embedded, of chunks)
+    #: What the running daemon warns of (folders inotify cannot watch, say).
+    daemon_warnings: list[str] = field(default_factory=list)
+
+    @property
+    def not_in_full(self) -> list[tuple[str, str]]:
+        """``(path, warning)`` of the notes a search cannot find all of: over
+        ``index.max_file_bytes`` (indexed in part) or binary (not at all). ``vaultmem
+        status`` says these on stderr too, not only among the other warnings: words a
+        search cannot find are words the agent has lost."""
+        hiding = (PARTLY_INDEXED, BINARY_WARNING)
+        return [(path, w) for path, found in self.warnings for w in found if w.startswith(hiding)]
 
 
 def vault_status(db: Index, root: Path, config: Config, notices: list[str]) -> Status:
@@ -57,4 +68,5 @@ def vault_status(db: Index, root: Path, config: Config, notices: list[str]) -> S
         db.warnings(),
         daemon_pid(root),
         embedded,
+        daemon_warnings(root),
     )

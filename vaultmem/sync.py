@@ -1,7 +1,9 @@
 """``vaultmem sync``: commit, fetch, merge, push, so that two devices converge on their own.
 
 Order matters: the fetch comes first, so an unreachable remote (or one that does not answer
-within ``[git] timeout_seconds``) leaves everything as it was. Then local changes are
+within ``[git] timeout_seconds``) leaves everything as it was, and so does a remote branch
+whose ``.gitattributes`` would make git rewrite the vault's notes (another encoding, a
+filter driver: ``_refuse_rewriting_attributes``). Then local changes are
 committed (the memory log alone makes no commit: ``History.commit``), the remote branch is
 merged, and the result pushed; if another device pushed meanwhile, fetch and merge again.
 
@@ -30,7 +32,15 @@ from pathlib import Path
 import git
 
 from .errors import GitError
-from .history import EMPTY_TREE, MEMORY_LOG, NEVER_COMMITTED, Commit, History
+from .history import (
+    EMPTY_TREE,
+    MEMORY_LOG,
+    NEVER_COMMITTED,
+    Commit,
+    History,
+    literal,
+    operand,
+)
 from .merge import merge_file
 from .state import STATE_DIR, TEMP_DIR, vault_write_lock
 from .writes import NotUTF8Error, append_bytes, atomic_write, update_text
@@ -66,17 +76,19 @@ def sync(
     remotes = [r.name for r in repo.remotes]
     if not remotes:
         raise GitError("this vault has no git remote; add one with `git remote add origin URL`")
-    name = remote or ("origin" if "origin" in remotes else remotes[0])
+    name = operand(remote or ("origin" if "origin" in remotes else remotes[0]), "remote name")
     if name not in remotes:
         raise GitError(f"no remote named {name!r}; this vault has: {', '.join(remotes)}")
     branch = repo.active_branch.name
     result = SyncResult(name, branch)
     _fetch(history, name)  # first: an unreachable remote must leave everything as it was
+    upstream = f"{name}/{branch}"
+    _refuse_rewriting_attributes(history, upstream)  # and so must one that re-encodes notes
     result.committed = history.commit()
     for attempt in range(3):  # another device may push between our fetch and our push
         if attempt:
             _fetch(history, name)
-        upstream = f"{name}/{branch}"
+            _refuse_rewriting_attributes(history, upstream)
         if history.run("branch", "-r", "--list", upstream).strip():
             before = _head(history)
             _merge(history, before, upstream, name, result, after_merge)
@@ -85,7 +97,7 @@ def sync(
         if _head(history) is None:
             break  # nothing committed on either side yet: nothing to push
         try:
-            history.run_network(name, "push", "--quiet", name, f"HEAD:refs/heads/{branch}")
+            history.run_network("push", name, f"HEAD:refs/heads/{branch}")
         except GitError as exc:
             if any(word in str(exc) for word in ("rejected", "fetch first", "non-fast-forward")):
                 continue
@@ -136,9 +148,119 @@ def _track(history: History, remote: str, branch: str) -> None:
 
 def _fetch(history: History, remote: str) -> None:
     try:
-        history.run_network(remote, "fetch", "--quiet", remote)
+        history.run_network("fetch", remote)
     except GitError as exc:
         raise GitError(f"cannot reach the remote {remote!r}: {exc}; nothing was changed") from exc
+
+
+# Attributes with which git rewrites a file's bytes between the repository and the folder
+# (docs/git.md, "Attributes sync refuses"). Set by another device's .gitattributes, they
+# would turn this device's notes into UTF-16, say, or pass them through whatever filter
+# driver it has installed (git-lfs would commit them as pointer files), or expand $Id$ in
+# a person's words. Line endings (text, eol) are not among them: vaultmem reads LF and
+# CRLF alike and keeps each note's own; nor are diff, merge or encoding (display only).
+REWRITING_ATTRIBUTES = ("working-tree-encoding", "filter", "ident")
+_NO_VALUE = ("unspecified", "unset", "set")
+
+
+def _refuse_rewriting_attributes(history: History, upstream: str) -> None:
+    """Refuse, before anything changes, a remote branch whose ``.gitattributes`` files give
+    one of the vault's text files a ``REWRITING_ATTRIBUTES`` setting ours does not.
+
+    Raises:
+        GitError: naming a file, the attribute and where it is set; nothing was changed.
+    """
+    ours: str | None = "HEAD"
+    try:  # one git command on every sync; the rest only when attributes differ
+        attribute_files = _attribute_files(history, "HEAD", upstream)
+    except GitError:  # no commit here yet, or no such branch there
+        if not history.run("branch", "-r", "--list", upstream).strip():
+            return
+        ours = None
+        attribute_files = _attribute_files(history, EMPTY_TREE, upstream)
+    if not attribute_files:
+        return  # the same attributes on both sides: nothing new to check
+    paths = _text_files(history, upstream) | (_text_files(history, ours) if ours else set())
+    before = _rewriting(history, ours or EMPTY_TREE, paths)  # with this device's own
+    found = {
+        path: sorted(new)
+        for path, now in _rewriting(history, upstream, paths).items()
+        if (new := now - before.get(path, set()))
+    }
+    if found:
+        path = min(found, key=lambda p: (p.startswith(STATE_DIR + "/"), p))  # a note first
+        settings = found[path]
+        more = f" and {len(found) - 1} more of the vault's files" if len(found) > 1 else ""
+        raise GitError(
+            f"{upstream} sets {', '.join(settings)} for {path}{more} "
+            f"({', '.join(attribute_files)}): git would rewrite those files' bytes on this "
+            "device (another encoding, a filter), where vaultmem keeps notes as the UTF-8 "
+            "text they are; remove that line on the device that added it, then sync again; "
+            "nothing was changed"
+        )
+
+
+def _attribute_files(history: History, ours: str, theirs: str) -> list[str]:
+    """The ``.gitattributes`` files (anywhere in the repository) that differ between two
+    revisions."""
+    changed = history.run(
+        "diff", "--name-only", "--no-renames", ours, theirs, "--", ":(top,glob)**/.gitattributes"
+    )
+    return changed.split("\n")[:-1] if changed else []
+
+
+def _text_files(history: History, rev: str) -> set[str]:
+    """The vault's files at ``rev`` that vaultmem reads as text: its notes, and its own
+    settings and logs in ``.vaultmem/`` (vault-relative: git runs in the vault folder)."""
+    from .files import NOTE_SUFFIXES
+
+    listed = history.run("ls-tree", "-r", "-z", "--name-only", rev).split("\0")
+    return {p for p in listed if p.lower().endswith(NOTE_SUFFIXES) or p.startswith(STATE_DIR + "/")}
+
+
+def _rewriting(history: History, rev: str, paths: set[str]) -> dict[str, set[str]]:
+    """Each of ``paths`` that the ``.gitattributes`` files of ``rev`` (with this device's
+    own ``.git/info/attributes`` and global attributes) give a rewriting attribute, with
+    those settings (``working-tree-encoding=UTF-16``). Git reads them from a throwaway
+    index holding ``rev``'s tree: the vault's own index and files are not touched."""
+    import tempfile
+
+    from .repo_setup import git_stderr
+    from .state import TEMP_PREFIX, temp_dir_for
+
+    with tempfile.TemporaryDirectory(
+        prefix=TEMP_PREFIX, dir=temp_dir_for(str(history.root))
+    ) as folder:
+        env = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
+        listing = Path(folder) / "paths"
+        listing.write_bytes("\0".join(sorted(paths)).encode("utf-8", "surrogateescape"))
+        try:
+            history.git.execute(["git", "read-tree", rev], env=env)
+            with listing.open("rb") as stdin:
+                out = history.git.execute(
+                    ["git", "check-attr", "--cached", "--stdin", "-z", *REWRITING_ATTRIBUTES],
+                    istream=stdin,
+                    env=env,
+                    strip_newline_in_stdout=False,
+                )
+        except git.GitCommandError as exc:
+            raise GitError(f"git check-attr failed: {git_stderr(exc.stderr) or exc}") from exc
+    fields = str(out).split("\0")
+    found: dict[str, set[str]] = {}
+    for path, name, value in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
+        if _rewrites(name, value):
+            found.setdefault(path, set()).add(name if value == "set" else f"{name}={value}")
+    return found
+
+
+def _rewrites(attribute: str, value: str) -> bool:
+    """Whether git rewrites a file's bytes for this attribute's value: ``ident`` when set, a
+    ``filter`` naming a driver, a ``working-tree-encoding`` other than UTF-8 (git's no-op)."""
+    if attribute == "ident":
+        return value == "set"
+    if value in _NO_VALUE:
+        return False
+    return attribute == "filter" or value.replace("-", "").lower() != "utf8"
 
 
 def _merge(
@@ -218,7 +340,7 @@ def _merge_files(history: History, base: str, theirs: str, remote: str, result: 
         if merged is None:
             continue
         _put(history, top_path, on_disk, merged.text, remote, when, result)
-        history.run("add", "--", top_path)
+        history.run("add", "--", *literal([top_path], top=True))
         resolved.add(top_path)
         if merged.conflicts:
             _keep_theirs(history, rel, b.encode("utf-8", "surrogateescape"), remote, when, result)

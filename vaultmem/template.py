@@ -9,8 +9,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import VaultmemError
-from .state import STATE_DIR
+from .errors import VaultmemError, check_path
+from .state import STATE_DIR, make_state_dir
 from .writes import atomic_write
 
 _PACKAGE = Path(__file__).parent
@@ -41,9 +41,11 @@ def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitRepo
     remote first checks out its branch.
 
     Raises:
-        VaultmemError: ``path`` is a file, or inside another vault.
+        VaultmemError: ``path`` is a file, or inside another vault, or cannot be created.
+        BadPathError: no folder can have ``path`` (a NUL byte, a name over 255 bytes).
         GitError: git refused (see ``repo_setup.check_out_cloned_branch``).
     """
+    check_path(path, "the vault path")
     root = Path(path).expanduser()
     if root.exists() and not root.is_dir():
         raise VaultmemError(f"{path} exists and is not a folder")
@@ -53,11 +55,15 @@ def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitRepo
                 f"{path} is inside the vault at {parent}; a vault inside a vault is not "
                 "supported: use that vault, or choose a folder outside it"
             )
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise VaultmemError(f"cannot create the folder {path}: {exc.strerror or exc}") from exc
     root = root.resolve()
     from .repo_setup import check_out_cloned_branch  # gitpython: 40 ms, only here
 
     check_out_cloned_branch(root)  # a second device's fresh clone joins the vault there
+    make_state_dir(root / STATE_DIR)  # before any file of it: private from the start
     report = InitReport(root, [], [])
     sources = [template_dir("vault_template")]
     if example:

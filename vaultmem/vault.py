@@ -152,10 +152,17 @@ class Vault(MemoryMethods, HistoryMethods):
         ``context`` lines (default ``[search] context_lines``) each side (``results.py``).
         Hits on facts are written to this device's access log (which reinforces them at
         the next consolidation) unless ``track`` is false or ``memory.track_access`` is off.
+
+        Raises:
+            QueryTooLongError: ``query`` is over a search's bounds (``query.check_query``),
+                checked before anything is read: every search (the CLI's, MCP's, the
+                recall of ``context``) comes through here.
         """
         # Imported here: the search modules are for a search, not for every command.
+        from .query import check_query
         from .retrieval import Filters, retrieve
 
+        check_query(query)
         wanted = limit or self.config.search.default_limit
         lines = self.config.search.context_lines if context is None else context
         where = Filters(path, tag, since, until, url, include_archive, agent)
@@ -188,10 +195,11 @@ class Vault(MemoryMethods, HistoryMethods):
         resumably; see ``vaultmem.embeddings.embed``.
 
         Raises:
-            EmbeddingError: no embedder is installed or configured, or it failed.
+            EmbeddingError: no embedder (or numpy) is installed or configured, or it failed.
         """
-        from .embeddings.embed import embed_vault
+        from .embeddings import embed_runner
 
+        embed_vault = embed_runner()
         self.index()
         state = self.root / STATE_DIR
         report = embed_vault(
@@ -215,9 +223,14 @@ class Vault(MemoryMethods, HistoryMethods):
 
         Raises:
             VaultmemError: a budget below 40 tokens.
+            QueryTooLongError: ``query`` is over a search's bounds (``query.check_query``),
+                even one with no words to recall.
         """
         from .agent.recall import build_context
+        from .query import check_query
 
+        if query is not None:
+            check_query(query)
         budget = self.config.context.budget if budget is None else budget
         block = build_context(self, query, budget, agent, today or dt.date.today())
         if self.config.memory.track_access:

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
 from .config import Config, load_config
-from .errors import VaultNotFoundError
+from .embeddings import release_matrix
+from .errors import VaultNotFoundError, check_path
 from .keeper import IndexKeeper
 from .state import STATE_DIR, secure_state_dir
 
@@ -46,8 +47,10 @@ class VaultBase:
 
         Raises:
             VaultNotFoundError: the folder does not exist or is not a vault.
-            ConfigError: ``.vaultmem/config.toml`` is invalid.
+            BadPathError: no folder can have that path (a NUL byte, a name too long).
+            ConfigError: ``.vaultmem/config.toml`` or ``local.toml`` is invalid.
         """
+        check_path(path, "the vault path")  # --vault, $VAULTMEM_VAULT, a library caller
         root = Path(path).expanduser()
         if not root.is_dir():
             raise VaultNotFoundError(f"no vault at {path}: the folder does not exist")
@@ -58,11 +61,11 @@ class VaultBase:
             )
         self.root = root.resolve()
         secure_state_dir(self.root / STATE_DIR)  # the index holds every note's words
-        self.config: Config = load_config(self.root)
-        self.index_path = index_path or self.root / STATE_DIR / INDEX_FILE
         #: What vaultmem did on its own that a person should hear of (for example: a
-        #: corrupt index was rebuilt). The CLI prints these as warnings.
+        #: corrupt index was rebuilt, a setting was ignored). The CLI prints these as warnings.
         self.notices: list[str] = []
+        self.config: Config = load_config(self.root, self.notices)
+        self.index_path = index_path or self.root / STATE_DIR / INDEX_FILE
         self._keeper = IndexKeeper(
             self.root, self.config.index, self.index_path, tracer, self.notices
         )
@@ -73,8 +76,9 @@ class VaultBase:
         return self._keeper.db
 
     def close(self) -> None:
-        """Close the index connection."""
+        """Close the index connection, and the search matrix if a search mapped it."""
         self._keeper.close()
+        release_matrix(self.root / STATE_DIR)
 
     def __enter__(self) -> Self:
         return self

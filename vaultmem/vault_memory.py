@@ -69,7 +69,7 @@ class MemoryMethods(VaultBase):
             daily_folder=self.config.vault.daily_folder,
         )
         if stored.line is not None and stored.path is not None:
-            self._index_stored([stored.path])
+            self._index_stored([stored.path, *([stored.full_text] if stored.full_text else [])])
         return stored
 
     def capture(
@@ -167,7 +167,8 @@ class MemoryMethods(VaultBase):
         with the facts distilled from it. ``ident`` must name one line: ``YYYY-MM-DD#id``
         names a daily note's line (ids like ``s1-1`` repeat across notes), ``PATH#id`` any
         note's. Soft strikes the words through; ``hard`` removes them from the working
-        files (git history keeps them). See ``memory/forget.py``.
+        files (git history keeps them). A soft forget of a line forgotten before changes
+        and commits nothing (``already`` names it). See ``memory/forget.py``.
 
         Raises:
             VaultmemError: no line has that block id.
@@ -179,8 +180,9 @@ class MemoryMethods(VaultBase):
         done = runs.forget(
             self.root, self.config, self.device, ident, reason=reason, hard=hard, today=today
         )
-        if done.changed:
-            self.index_paths(done.changed)
+        if not done.changed:  # forgotten before: no commit (it would take others' edits)
+            return done
+        self.index_paths(done.changed)
         verb = "forget --hard" if hard else "forget"
         done.commit = self._commit_quietly(f"{verb} ^{done.block_id}", done.notices)
         return done

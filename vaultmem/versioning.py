@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import GitError, VaultmemError
-from .state import STATE_DIR
+from .errors import GitError, VaultmemError, check_path
+from .state import STATE_DIR, make_state_dir
 
 if TYPE_CHECKING:
     from .history import Commit, History
@@ -51,9 +51,11 @@ def export_snapshot(
 
     Raises:
         GitError: no such revision or date, or git refused.
-        VaultmemError: ``to`` is a folder that is not empty, or inside the vault; a date
-            that does not exist; a path that did not exist then.
+        VaultmemError: ``to`` is a folder that is not empty, or inside the vault, or cannot
+            be created; a date that does not exist; a path that did not exist then.
+        BadPathError: no folder can have ``to`` (a NUL byte, a name over 255 bytes).
     """
+    check_path(to, "the folder to restore to")
     if to.resolve().is_relative_to(root):
         # A snapshot inside the vault would be indexed (every hit twice) and committed.
         raise VaultmemError(f"{to} is inside the vault; restore --to a folder outside it")
@@ -61,7 +63,10 @@ def export_snapshot(
         raise VaultmemError(f"{to} exists and is not an empty folder; choose a new one")
     target = history.resolve(at)
     history.existed_at(target, paths)
-    to.mkdir(parents=True, exist_ok=True)
+    try:
+        to.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise VaultmemError(f"cannot create the folder {to}: {exc.strerror or exc}") from exc
     written = history.export(target.sha, paths, to)
-    (to / STATE_DIR).mkdir(exist_ok=True)
+    make_state_dir(to / STATE_DIR)
     return target, written

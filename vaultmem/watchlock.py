@@ -1,11 +1,12 @@
 """The one-daemon-per-vault lock: an ``flock`` on ``.vaultmem/watch.lock`` that the kernel
-releases when the daemon ends however it ends, and the question "which daemon, if any,
-watches this vault?" that ``vaultmem status`` asks. Apart from ``watch.py`` so that
-``Vault.status`` can ask without importing the daemon (or watchdog).
+releases when the daemon ends however it ends, and the questions "which daemon, if any,
+watches this vault?" and "what does it warn of?" that ``vaultmem status`` asks. Apart from
+``watch.py`` so that ``Vault.status`` can ask without importing the daemon (or watchdog).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -18,6 +19,8 @@ except ImportError:  # Windows: no flock; see docs/daemon.md
     fcntl = None  # type: ignore[assignment]
 
 LOCK_NAME = "watch.lock"
+# What the running daemon says about itself (``watch.DaemonStatus``).
+STATUS_NAME = "watch.json"
 
 
 class WatchLock:
@@ -84,3 +87,19 @@ class WatchLock:
 def daemon_pid(vault_root: Path) -> int | None:
     """The pid of the daemon watching this vault, or ``None``."""
     return WatchLock.holder(vault_root / ".vaultmem" / LOCK_NAME)
+
+
+def daemon_warnings(vault_root: Path) -> list[str]:
+    """What the daemon watching this vault warns of while it runs (its ``watch.json``'s
+    ``warnings``: folders inotify cannot watch, say); nothing when no daemon runs."""
+    pid = daemon_pid(vault_root)
+    if pid is None:
+        return []
+    try:
+        said = json.loads((vault_root / ".vaultmem" / STATUS_NAME).read_bytes())
+    except (OSError, ValueError):
+        return []
+    if not isinstance(said, dict) or said.get("pid") != pid:
+        return []  # an earlier daemon's file, not yet rewritten by this one
+    warnings = said.get("warnings")
+    return [str(w) for w in warnings] if isinstance(warnings, list) else []

@@ -25,11 +25,14 @@ Codex's environment and AGENTS.md preambles, interruptions) are dropped.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from ..date_range import DateOutOfRangeError, check_day, from_unix
 
 FORMATS = ("claude-code", "codex", "openclaw", "jsonl")
 
@@ -43,6 +46,7 @@ class Message:
     time: dt.datetime | None  # as the host wrote it: aware (UTC...) or naive (local)
     session: str | None
     key: str | None  # the host's id of the message, else its timestamp as written
+    out_of_range: bool = False  # its timestamp is a time no note can have: not stored
 
 
 @dataclass
@@ -74,9 +78,8 @@ _HOST_TAGS = (
     "INSTRUCTIONS",
     "turn_aborted",
 )
-_HOST_PARTS = re.compile(
-    r"<(" + "|".join(map(re.escape, _HOST_TAGS)) + r")>.*?</\1>", re.DOTALL | re.IGNORECASE
-)
+_HOST_OPENING = re.compile(r"<(" + "|".join(map(re.escape, _HOST_TAGS)) + r")>", re.IGNORECASE)
+_HOST_CLOSING = re.compile(r"</(" + "|".join(map(re.escape, _HOST_TAGS)) + r")>", re.IGNORECASE)
 # Whole messages that are host bookkeeping, not words of the conversation.
 _HOST_MESSAGES = re.compile(
     r"\[Request interrupted by user[^\]]*\]"  # Claude Code, after Esc
@@ -91,8 +94,30 @@ _TEXT_BLOCKS = ("text", "input_text", "output_text")
 def clean(text: str) -> str:
     """The words of a message without what the host injected into it ("" if none are
     left)."""
-    kept = _HOST_PARTS.sub("", text).strip()
+    kept = _without_host_parts(text).strip()
     return "" if _HOST_MESSAGES.fullmatch(kept) else kept
+
+
+def _without_host_parts(text: str) -> str:
+    """``text`` without each host tag's part: from an opening tag to the first closing of
+    the same tag after it (any case), leftmost first, as ``<(tag)>.*?</\\1>`` takes them.
+    The closings are looked up, not searched for from each opening: that pattern read to
+    the end of the text from every opening that had no closing after it (quadratic)."""
+    closings: dict[str, list[tuple[int, int]]] = {}
+    for closing in _HOST_CLOSING.finditer(text):
+        closings.setdefault(closing[1].lower(), []).append(closing.span())
+    kept: list[str] = []
+    done = searched = 0
+    while (opening := _HOST_OPENING.search(text, searched)) is not None:
+        spans = closings.get(opening[1].lower(), [])
+        after = bisect.bisect_left(spans, (opening.end(), 0))
+        if after == len(spans):
+            searched = opening.end()  # no closing after it: not a part, read on
+            continue
+        kept.append(text[done : opening.start()])
+        done = searched = spans[after][1]
+    kept.append(text[done:])
+    return "".join(kept)
 
 
 def content_text(content: Any) -> str:
@@ -115,22 +140,26 @@ def content_text(content: Any) -> str:
 
 def parse_time(value: Any) -> dt.datetime | None:
     """A timestamp as hosts write them: ISO 8601 (``Z`` or an offset, or none: local
-    time), or Unix seconds or milliseconds. ``None`` for anything else."""
+    time), or Unix seconds or milliseconds (``date_range.from_unix`` tells which).
+    ``None`` for anything else: no time given.
+
+    Raises:
+        DateOutOfRangeError: a time, but on a date no note can have (``date_range``): the
+            year 10000 in seconds is refused, not read as 1978 in milliseconds.
+    """
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        seconds = value / 1000 if value > 1e11 else value  # milliseconds since 1973
-        try:
-            return dt.datetime.fromtimestamp(seconds, dt.UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-    if isinstance(value, str) and re.fullmatch(r"\d{9,13}(\.\d+)?", value.strip()):
-        return parse_time(float(value))
+        return from_unix(value)
+    if isinstance(value, str) and re.fullmatch(r"-?\d{9,}(\.\d+)?", value.strip()):
+        return from_unix(float(value))
     if isinstance(value, str) and value.strip():
         try:
-            return dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            time = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
             return None
+        check_day(time.date(), "the timestamp's date")
+        return time
     return None
 
 
@@ -142,13 +171,17 @@ def _text(value: Any) -> str | None:
 
 
 def _message(role: Any, content: Any, when: Any, session: str | None, key: Any) -> Message:
-    time = parse_time(when)
+    try:
+        time, out_of_range = parse_time(when), False
+    except DateOutOfRangeError:
+        time, out_of_range = None, True
     return Message(
         role=role if isinstance(role, str) and role else "user",
         text=clean(content_text(content)),
         time=time,
         session=session,
         key=_text(key) or (str(when) if time is not None else None),
+        out_of_range=out_of_range,
     )
 
 

@@ -20,8 +20,9 @@ This module owns the edit of that file, and promises (``docs/agents.md``):
   hooks filled is removed with them; one that was empty before stays.
 * **Refusal, not repair**: a file that is not UTF-8, not JSON (``1e400``, which would come
   back as ``Infinity``, counts as not JSON), not a JSON object, holds a
-  key twice, or is a symlink (a dotfiles manager's link would be replaced by a file) is an
-  error naming the file, and nothing is written.
+  key twice, is a symlink (a dotfiles manager's link would be replaced by a file) or has
+  more than one hard link (the atomic write would give this name a new file and leave the
+  other names with the old one) is an error naming the file, and nothing is written.
 * **Safe writes**: the new file is written atomically with the old one's permissions; the
   first version vaultmem changed is kept beside it as ``<name>.vaultmem-bak`` (never
   overwritten, so it stays the version from before vaultmem); if the host rewrites the file
@@ -300,8 +301,9 @@ def read_settings(path: Path) -> tuple[Settings, bytes | None]:
     an empty file reads as ``{}``).
 
     Raises:
-        HookConfigError: a symlink, unreadable, not UTF-8, not JSON, not an object, or a
-            key given twice (writing it back would silently drop one of them).
+        HookConfigError: a symlink, a file with several hard links, unreadable, not UTF-8,
+            not JSON, not an object, or a key given twice (writing it back would silently
+            drop one of them).
     """
     if path.is_symlink():
         raise HookConfigError(
@@ -311,10 +313,20 @@ def read_settings(path: Path) -> tuple[Settings, bytes | None]:
         )
     try:
         data = path.read_bytes()
+        links = path.stat().st_nlink
     except FileNotFoundError:
         return {}, None
     except OSError as exc:
         raise HookConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if links > 1:
+        # A safe write puts a new file in place of the name, which would leave the other
+        # names (a dotfiles folder's copy) with the old hooks: the link would split.
+        raise HookConfigError(
+            f"{path} has {links} hard links; vaultmem does not split them (its safe write "
+            "puts a new file in place of this name only): add the hooks to the file by "
+            "hand (`vaultmem hooks show` prints them) or make it a single file; "
+            "nothing was written"
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -35,11 +35,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from watchdog.events import FileSystemEvent
-from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 
-from ..errors import VaultmemError
-from ..state import STATE_DIR, TEMP_DIR
-from ..watch import WATCHED_EVENTS, Change, EventFilter, OverflowAlarm, batch_scope
+from ..errors import VaultmemError, VaultNotFoundError
+from ..state import PRIVATE_DIR_MODE, STATE_DIR, TEMP_DIR
+from ..watch import (
+    Change,
+    EventFilter,
+    OverflowAlarm,
+    VaultGuard,
+    WatchCoverage,
+    batch_scope,
+    start_observer,
+)
 from ..watchlock import daemon_pid
 
 if TYPE_CHECKING:
@@ -79,11 +87,18 @@ class LiveIndex:
 
     ``vault`` is this thread's own ``Vault`` (its own SQLite connection); it is closed on
     ``stop``.
+
+    Folders inotify cannot watch (its watch limit reached) are said once and rescanned
+    (a stat of their notes) before each read passes, so a read still sees their edits.
+    When the vault is moved or deleted, the thread says so in one line and stops, never
+    making anything at the old path, then calls ``on_gone`` (the server exits).
     """
 
-    def __init__(self, vault: Vault, log: Log) -> None:
+    def __init__(self, vault: Vault, log: Log, on_gone: Callable[[], None] | None = None) -> None:
         self.vault = vault
         self.log = log
+        self.on_gone = on_gone
+        self.guard = VaultGuard(vault.root)
         self._changes: queue.Queue[Change] = queue.Queue()
         self._filter = _BarrierFilter(vault.root, vault.config.index.exclude, self._changes)
         self._tokens = itertools.count(1)
@@ -94,7 +109,8 @@ class LiveIndex:
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._observer: Observer | None = None  # type: ignore[valid-type]
+        self._observer: BaseObserver | None = None
+        self._coverage: WatchCoverage | None = None
         self._alarm = OverflowAlarm()
         self.running = False
 
@@ -102,13 +118,13 @@ class LiveIndex:
         """Start watching; then reconcile once (unless a daemon keeps the index) and index
         each batch of changes. Without inotify (too many folders, say) the server still
         serves, from an index that follows only its own writes: it says so in the log."""
-        observer = Observer()
-        observer.schedule(
-            self._filter, str(self.vault.root), recursive=True, event_filter=WATCHED_EVENTS
-        )
         try:
-            self._filter.folder.mkdir(parents=True, exist_ok=True)
-            observer.start()
+            # Inside .vaultmem, which is never made here (the vault may be gone already).
+            self._filter.folder.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+            # Reads wait on the barrier folder's events: it is watched whatever the limit.
+            observer, self._coverage = start_observer(
+                self._filter, reserve=self._filter.folder, covered_by="rescanned before each read"
+            )
         except OSError as exc:
             self.log(
                 f"warning: cannot watch {self.vault.root} ({exc.strerror or exc}); edits made "
@@ -158,24 +174,50 @@ class LiveIndex:
         try:
             if daemon_pid(self.vault.root) is None:
                 self._reconcile()
+            self._cover_unwatched([""], 0)  # the whole vault, once
             while not self._stop.is_set():
                 batch, token = self._next_batch()
-                if self._alarm.raised.is_set():
+                self.guard.check()  # on every batch, and at least four times a second
+                overflowed = self._alarm.raised.is_set()
+                if overflowed:
                     self._alarm.raised.clear()
                     self.log("warning: the kernel dropped file events; reconciling the vault")
                     self._reconcile()
                 elif batch:
                     self._apply(batch)
+                self._cover_unwatched([""] if overflowed else batch_scope(batch)[1], token)
                 if token:
                     with self._cond:
                         self._passed = max(self._passed, token)
                         self._cond.notify_all()
+        except VaultNotFoundError as exc:  # moved or deleted: one line, and no more work
+            # The guard's words, whichever step found it.
+            self.log(f"error: {exc if self.guard.present() else self.guard.message}")
+            self._give_up()
+            if self.on_gone is not None:
+                self.on_gone()
         except Exception as exc:  # a bug: reads still work, from what the index holds
             self.log(f"error: the live index stopped: {exc!r}")
-            self.running = False
-            with self._cond:
-                self._passed = 1 << 62
-                self._cond.notify_all()
+            self._give_up()
+
+    def _give_up(self) -> None:
+        """Stop following edits: settles no longer wait, reads answer from the index."""
+        self.running = False
+        with self._cond:
+            self._passed = 1 << 62
+            self._cond.notify_all()
+
+    def _cover_unwatched(self, folders: list[str], token: int) -> None:
+        """Say once which folders inotify does not watch (looking under ``folders``, where
+        folders changed); before a read passes (``token``), rescan them, since no event
+        would tell of an edit there."""
+        if self._coverage is None:
+            return
+        warning = self._coverage.look(folders)
+        if warning is not None:
+            self.log(f"warning: {warning}")
+        if token and self._coverage.unwatched:
+            self._apply({("folder", folder) for folder in self._coverage.unwatched})
 
     def _next_batch(self) -> tuple[set[Change], int]:
         """The changes queued until a barrier (its token, else 0), a pause of 20 ms, or
@@ -200,6 +242,7 @@ class LiveIndex:
         try:
             report = self.vault.index_paths(paths, folders, should_stop=self._stop.is_set)
         except VaultmemError as exc:  # locked by a long reindex elsewhere, say: catch up later
+            self.guard.check()  # the vault is gone: stop, do not retry
             self.log(f"warning: {len(batch)} changes not indexed yet: {exc}")
             for item in batch:
                 self._changes.put(item)
@@ -212,4 +255,5 @@ class LiveIndex:
         try:
             self.vault.index(should_stop=self._stop.is_set)
         except VaultmemError as exc:
+            self.guard.check()  # the vault is gone: stop
             self.log(f"warning: the index was not brought up to date: {exc}")

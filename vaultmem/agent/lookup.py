@@ -8,11 +8,13 @@ them (``recall.daily_items``).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import VaultmemError
+from ..date_range import EARLIEST, check_day
+from ..errors import VaultmemError, check_path
 from ..files import Excerpt, is_file, note_in_vault, resolve_in_vault
 from ..memory.facts import Fact, parse_entry
 from ..memory.forget import Wanted, find_line
@@ -66,15 +68,23 @@ def recent(vault: Vault, days: int, limit: int, today: dt.date, agent: str | Non
     from the files; facts through the index, brought up to date with ``facts/`` and
     ``archive/`` first (one stat a file).
 
+    Any number of days is taken: a window reaching back past the first date a note can
+    have (``date_range.EARLIEST``) starts there, so ``--days 99999999999`` means "all of
+    it" (date arithmetic would overflow at the year 1), and only the days that have a
+    daily note are read, so a window of a century costs what the notes in it cost.
+
     Raises:
         VaultmemError: ``days`` or ``limit`` is below 1.
+        DateOutOfRangeError: ``today`` is a date no note can have.
     """
     if days < 1 or limit < 1:
         raise VaultmemError(f"days and limit must be at least 1, got {days} and {limit}")
-    first = today - dt.timedelta(days=days - 1)
+    check_day(today, "today")
+    first = today - dt.timedelta(days=min(days - 1, (today - EARLIEST).days))
     daily: list[Change] = []
-    for offset in range(days):
-        day = today - dt.timedelta(days=offset)
+    for day in _days_with_notes(vault, first, today):
+        if len(daily) >= limit:
+            break
         for item in reversed(daily_items(vault, day, agent)):
             daily.append(Change(item.path, item.line, item.block_id, item.text, day.isoformat()))
     new: list[Change] = []
@@ -95,6 +105,24 @@ def recent(vault: Vault, days: int, limit: int, today: dt.date, agent: str | Non
         sorted(new, key=newest, reverse=True)[:limit],
         sorted(struck, key=newest, reverse=True)[:limit],
     )
+
+
+def _days_with_notes(vault: Vault, first: dt.date, last: dt.date) -> list[dt.date]:
+    """The dates in ``first..last`` that a file of the daily folder is named by
+    (``DATE.md``, OpenClaw's ``DATE-slug.md``), newest first: one listing of the folder."""
+    try:
+        names = os.listdir(vault.root / vault.config.vault.daily_folder)
+    except OSError:  # no daily folder (yet), or an unreadable one: no daily lines
+        return []
+    found: set[dt.date] = set()
+    for name in names:
+        try:
+            day = dt.date.fromisoformat(name[:10])
+        except ValueError:
+            continue
+        if first <= day <= last:
+            found.add(day)
+    return sorted(found, reverse=True)
 
 
 def _facts(vault: Vault, first: dt.date, last: dt.date) -> list[Fact]:
@@ -120,9 +148,13 @@ def get(vault: Vault, target: str, line_start: int | None, line_end: int | None)
         PathOutsideVaultError: the path (or the note of ``PATH#id``) leaves the vault.
         NotANoteError: the path (or ``PATH``) is not a note's (``.git/config``, ``.env``).
         AmbiguousIdError: the id is on several lines (the message lists them).
+        BadPathError: no file can have such a path (a NUL byte, an over-long name or path).
         VaultmemError: no such file or id, or a line range outside the note.
     """
     target = target.strip()
+    # Every form names a file or a block id; either is short (a ``PATH#id`` of 100 kB made
+    # the path's checks quadratic in its folders).
+    check_path(target, "the target")
     if not target.startswith("^") and "#" not in target:
         absolute, rel = resolve_in_vault(vault.root, target)
         if is_file(absolute) or not _ID.fullmatch(target):

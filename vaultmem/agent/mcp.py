@@ -3,16 +3,18 @@ official ``mcp`` SDK (an optional extra: nothing in the core imports this module
 
 Owns: the tools (their schemas come from the type hints, their structured output from the
 pydantic models in ``mcp_models.py``), the resources, turning ``VaultmemError`` into MCP
-tool errors (``isError``, the server lives on), and the server's life: one ``Vault`` for the
-tools behind one lock (the SDK runs each tool in a worker thread), plus a ``LiveIndex``
-that keeps the index following edits made outside the server (``agent/live.py``). Every
-read settles first, so it sees every edit finished before the call. See ``docs/mcp.md``.
+tool errors (``isError``, the server lives on), and the server's life: a ``Vault`` for each
+call running at once (the SDK runs each tool in a worker thread; ``VaultService``), so no
+slow call makes another client wait, plus a ``LiveIndex`` that keeps the index following
+edits made outside the server (``agent/live.py``). Every read settles first, so it sees
+every edit finished before the call. See ``docs/mcp.md``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import errno
+import os
 import socket
 import sys
 import threading
@@ -23,6 +25,7 @@ from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+from mcp.server.stdio import stdio_server
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
 
@@ -42,6 +45,7 @@ from .mcp_models import (
     SearchResult,
     ServerStatus,
 )
+from .mcp_stdio import AnsweringReader
 
 F = TypeVar("F", bound=Callable[..., Any])
 MODES = ("auto", "keyword", "semantic", "hybrid")
@@ -74,6 +78,16 @@ class Server(MCPServer):
             # The cause stays the ValidationError: the SDK logs its field names from it.
             raise ToolError(f"Error executing tool {name}: {bad_arguments(cause)}") from cause
 
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio as the SDK does, with every line it cannot read answered
+        (``AnsweringReader``) instead of dropped."""
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(
+                AnsweringReader(read_stream, write_stream),
+                write_stream,
+                self._lowlevel_server.create_initialization_options(),
+            )
+
 
 def bad_arguments(error: ValidationError) -> str:
     """Each bad argument on its line: its name (``tags.1`` for a list's item) and what is
@@ -87,34 +101,68 @@ def bad_arguments(error: ValidationError) -> str:
 
 
 class VaultService:
-    """The tools' one ``Vault`` behind one lock, and the live index's freshness."""
+    """The tools' vaults, and the live index's freshness.
+
+    The SDK runs each call of a (synchronous) tool in a worker thread. Each call borrows a
+    ``Vault`` no other call is using (a pool: one per call running at once, each with its
+    own SQLite connection, kept for the next call), so a slow search on one client's behalf
+    holds up no other client's call: the index is in WAL mode, where readers run beside
+    each other and beside a writer. Writes (``remember``, ``forget``) also go one at a time
+    through ``writing``; vaultmem's write lock orders them with other processes' too.
+    """
 
     def __init__(self, vault: Vault, live: LiveIndex | None) -> None:
-        self.vault = vault
+        self.vault = vault  # the first of the pool; its root and settings are everyone's
         self.live = live
-        self._lock = threading.Lock()
+        self._idle = [vault]
+        self._pool_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._all = [vault]
 
     @contextmanager
     def reading(self) -> Iterator[Vault]:
-        """The vault, after every edit made before this call is indexed."""
+        """A vault for this call, after every edit made before the call is indexed."""
         if self.live is not None:
             self.live.settle()
-        with self.writing() as vault:
+        with self._borrowed() as vault:
             yield vault
 
     @contextmanager
     def writing(self) -> Iterator[Vault]:
-        """The vault, for one call at a time; its errors as tool errors."""
-        with self._lock:
-            first = len(self.vault.notices)
+        """A vault for this call, one writing call at a time."""
+        with self._write_lock, self._borrowed() as vault:
+            yield vault
+
+    @contextmanager
+    def _borrowed(self) -> Iterator[Vault]:
+        """A vault no other call uses meanwhile; its errors as tool errors, and what it
+        did on its own (its notices) on stderr."""
+        with self._pool_lock:
+            vault = self._idle.pop() if self._idle else None
+        if vault is None:
             try:
-                yield self.vault
-            except VaultmemError as exc:
+                vault = Vault(self.vault.root)
+            except VaultmemError as exc:  # the vault went away: the call fails, not the server
                 raise ToolError(str(exc)) from exc
-            finally:
-                for notice in self.vault.notices[first:]:
-                    print(f"vaultmem: warning: {notice}", file=sys.stderr, flush=True)
-                del self.vault.notices[first:]
+            with self._pool_lock:
+                self._all.append(vault)
+        first = len(vault.notices)
+        try:
+            yield vault
+        except VaultmemError as exc:
+            raise ToolError(str(exc)) from exc
+        finally:
+            for notice in vault.notices[first:]:
+                print(f"vaultmem: warning: {notice}", file=sys.stderr, flush=True)
+            del vault.notices[first:]
+            with self._pool_lock:
+                self._idle.append(vault)
+
+    def close(self) -> None:
+        """Close every vault of the pool (their index connections)."""
+        with self._pool_lock:
+            for vault in self._all:
+                vault.close()
 
 
 def _check_date(name: str, value: str | None) -> str | None:
@@ -286,7 +334,10 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
             )
         return Remembered.of(done)
 
-    @_tool(server, ToolAnnotations(destructive_hint=False, open_world_hint=False))
+    @_tool(
+        server,
+        ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+    )
     def forget(
         id: Annotated[
             str, Field(description="The block id of a fact or a daily line (or DATE#id).")
@@ -298,7 +349,11 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
         with service.writing() as vault:
             done = vault.forget(id, reason=reason, hard=False)
         return Forgotten(
-            block_id=done.block_id, lines=done.lines, changed=done.changed, commit=done.commit
+            block_id=done.block_id,
+            lines=done.lines,
+            changed=done.changed,
+            commit=done.commit,
+            already=done.already,
         )
 
     @_tool(server, read_only)
@@ -353,6 +408,16 @@ def _stderr(line: str) -> None:
     print(f"vaultmem: {line}", file=sys.stderr, flush=True)
 
 
+def _vault_gone() -> None:
+    """The vault was moved or deleted (the live index said so on stderr): end the server
+    with code 1 at once, as the watch daemon does. Its host sees the server stop, instead
+    of tools that fail or, worse, write notes at the old path. ``os._exit``: the SDK's
+    stdio loop blocks in a read of stdin that nothing else can interrupt; no write of ours
+    is left half done (each is atomic)."""
+    sys.stderr.flush()
+    os._exit(1)
+
+
 def check_port(port: int, host: str = "127.0.0.1") -> None:
     """Bind ``host:port`` once and let it go, so that a port already taken is one clear
     error before anything starts (uvicorn would log its own and exit 3). Binds as uvicorn
@@ -381,7 +446,7 @@ def serve(vault_path: Path | None, http_port: int | None = None) -> None:
     if http_port is not None:
         check_port(http_port)
     vault = Vault.find(vault_path)
-    live = LiveIndex(Vault(vault.root), _stderr)
+    live = LiveIndex(Vault(vault.root), _stderr, on_gone=_vault_gone)
     live.start()
     service = VaultService(vault, live)
     server = build_server(service)
@@ -392,7 +457,7 @@ def serve(vault_path: Path | None, http_port: int | None = None) -> None:
             server.run("streamable-http", host="127.0.0.1", port=http_port)
     finally:
         live.stop()
-        vault.close()
+        service.close()
 
 
 __all__ = ["VaultService", "build_server", "serve"]

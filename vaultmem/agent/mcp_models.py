@@ -85,6 +85,11 @@ class Remembered(BaseModel):
     link: str | None
     skipped: str | None = Field(description="Why it was not written now, if it was not.")
     masked: int = Field(description="Secrets masked before storing.")
+    full_text: str | None = Field(
+        default=None,
+        description="The note holding the whole text when it is over 64 KiB (the line "
+        "holds its start).",
+    )
 
     @classmethod
     def of(cls, done: VaultRemembered) -> Remembered:
@@ -99,6 +104,7 @@ class Remembered(BaseModel):
             link=link,
             skipped=done.skipped,
             masked=done.masked,
+            full_text=done.full_text,
         )
 
 
@@ -109,6 +115,10 @@ class Forgotten(BaseModel):
     lines: list[str] = Field(description="The lines struck through.")
     changed: list[str] = Field(description="The notes written.")
     commit: str | None
+    already: list[str] = Field(
+        default_factory=list,
+        description="Lines forgotten before, left as they were (forgetting is idempotent).",
+    )
 
 
 class ServerStatus(BaseModel):
@@ -121,6 +131,11 @@ class ServerStatus(BaseModel):
     stale: int = Field(description="Notes changed since they were indexed.")
     stale_paths: list[str] = Field(description=f"The first {STALE_SHOWN} of them.")
     warnings: int = Field(description="Notes with parse warnings.")
+    not_in_full: list[str] = Field(
+        default_factory=list,
+        description="Notes a search cannot find all of: over index.max_file_bytes "
+        "(indexed in part) or binary (not indexed).",
+    )
     daemon_pid: int | None = Field(description="A `vaultmem watch` daemon's pid, if one runs.")
     live: bool = Field(description="This server follows edits made outside it.")
 
@@ -134,6 +149,7 @@ class ServerStatus(BaseModel):
             stale=len(status.stale),
             stale_paths=status.stale[:STALE_SHOWN],
             warnings=len(status.warnings),
+            not_in_full=[path for path, _ in status.not_in_full],
             daemon_pid=status.daemon_pid,
             live=live,
         )

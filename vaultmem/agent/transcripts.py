@@ -14,14 +14,19 @@ only lines whose id is not in their note yet; "yes" said twice is two lines. Not
 cached in ``.vaultmem/``: a re-run parses the whole file again (5,000 messages in well
 under a second, ``docs/capture.md``), so deleting ``.vaultmem/`` cannot duplicate a line.
 
-A line that is not JSON (a crash mid-write) is skipped and counted; a last line without
-its line end that is not JSON yet is one the host is still writing, read by the next run.
-Bytes that are not UTF-8 are replaced (U+FFFD), keeping the message's other words. A
-non-empty file none of whose lines is a JSON object is no transcript: an error.
+A line that is not JSON (a crash mid-write), or is nested too deeply for Python to read
+(``RecursionError``), is skipped and counted; a last line without its line end that is not
+JSON yet is one the host is still writing, read by the next run. As nothing is saved
+between runs, a bad line is skipped again by every later capture: it never blocks the
+lines after it. A message whose timestamp is a time no note can have (``date_range``:
+the year 10000, or 1 January of year 1) is skipped and counted too, never filed under
+another date. Bytes that are not UTF-8 are replaced (U+FFFD), keeping the message's other
+words. A non-empty file none of whose lines is a JSON object is no transcript: an error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import itertools
 import json
@@ -33,7 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..errors import NotStoredError, VaultmemError
+from ..date_range import in_range
+from ..errors import NotStoredError, VaultmemError, check_path
 from ..memory.remember import (
     Capture,
     block_id,
@@ -59,9 +65,11 @@ class CaptureReport:
 
     ``added`` lines were appended now, ``already`` messages were in their notes before,
     ``skipped`` messages held no words to keep (tool calls, noise, vaultmem's own context),
-    ``malformed`` lines were not JSON, ``incomplete`` says the last line is still being
-    written (the next capture reads it); ``failed`` says which notes could not be written
-    (their messages were not stored: capture again once the cause is fixed).
+    ``malformed`` lines were not JSON, ``too_deep`` lines were nested too deeply to read,
+    ``out_of_range`` messages carried a time outside the dates a note can have
+    (``days.py``), ``incomplete`` says the last line is still being written (the next
+    capture reads it); ``failed`` says which notes could not be written (their messages
+    were not stored: capture again once the cause is fixed).
     """
 
     transcript: str
@@ -70,6 +78,8 @@ class CaptureReport:
     already: int = 0
     skipped: int = 0
     malformed: int = 0
+    too_deep: int = 0
+    out_of_range: int = 0
     incomplete: bool = False
     masked: int = 0
     paths: list[str] = field(default_factory=list)
@@ -83,6 +93,8 @@ class CaptureReport:
             "already": self.already,
             "skipped": self.skipped,
             "malformed": self.malformed,
+            "too_deep": self.too_deep,
+            "out_of_range": self.out_of_range,
             "incomplete": self.incomplete,
             "masked": self.masked,
             "paths": self.paths,
@@ -101,6 +113,7 @@ class _Entries:
 
     path: Path
     malformed: int = 0
+    too_deep: int = 0
     incomplete: bool = False
     objects: int = 0
 
@@ -113,11 +126,16 @@ class _Entries:
                     continue
                 try:
                     entry = json.loads(raw.decode("utf-8", "replace"))
-                except ValueError:
-                    if raw.endswith(b"\n"):
-                        self.malformed += 1
-                    else:
+                except (ValueError, RecursionError) as exc:
+                    # A line nested deeper than Python's recursion limit (~1,000 levels)
+                    # is skipped like a bad line: each capture skips it again, the same
+                    # way, so it never stops the lines after it from being stored.
+                    if not raw.endswith(b"\n"):
                         self.incomplete = True
+                    elif isinstance(exc, RecursionError):
+                        self.too_deep += 1
+                    else:
+                        self.malformed += 1
                     continue
                 if isinstance(entry, dict):
                     self.objects += 1
@@ -159,19 +177,23 @@ def capture_transcript(
     Raises:
         TranscriptError: the transcript cannot be read, the format is unknown, or
             ``auto`` cannot tell it.
+        BadPathError: no file can have the transcript's path (a NUL byte, a name over
+            255 bytes), as a hook's JSON may name it.
     """
     if fmt != "auto" and fmt not in FORMATS:
         raise TranscriptError(
             f"unknown transcript format {fmt!r}; use auto or {', '.join(FORMATS)}"
         )
-    if transcript.is_dir():
-        raise TranscriptError(f"{transcript} is a folder, not a transcript file")
+    check_path(transcript, "the transcript path")
+    with contextlib.suppress(OSError):  # unreadable: opening it says why, in one line
+        if transcript.is_dir():
+            raise TranscriptError(f"{transcript} is a folder, not a transcript file")
     entries = _Entries(transcript)
     stream = iter(entries)
     head = list(itertools.islice(stream, DETECT_ENTRIES))
     name = fmt if fmt != "auto" else detect(head)
     report = CaptureReport(str(transcript), name)
-    if not head and (entries.malformed or entries.incomplete):
+    if not head and (entries.malformed or entries.too_deep or entries.incomplete):
         raise TranscriptError(f"{transcript} is not a JSONL transcript (no line is a JSON object)")
     if name is None:
         if head:
@@ -184,7 +206,8 @@ def capture_transcript(
     messages = (m for entry in itertools.chain(head, stream) for m in parse(entry, ctx))
     where = _Dailies(root, daily_folder)
     days, undated = _lines_by_day(where, messages, report, transcript, name, agent, session)
-    report.malformed, report.incomplete = entries.malformed, entries.incomplete
+    report.malformed, report.too_deep = entries.malformed, entries.too_deep
+    report.incomplete = entries.incomplete
     if undated:
         _drop_stored_elsewhere(where, days, undated, report)
     for day in sorted(days):
@@ -222,7 +245,11 @@ def _lines_by_day(
             report.skipped += 1
             continue
         who = session or message.session or transcript.stem
-        when = (message.time and local_time(message.time)) or previous
+        local = local_time(message.time) if message.time is not None else None
+        if message.out_of_range or (message.time is not None and not (local and in_range(local))):
+            report.out_of_range += 1  # a time no note can have: skipped, never misfiled
+            continue
+        when = local or previous
         if when is None:
             mtime = mtime or _mtime(transcript)
             when = mtime
@@ -230,7 +257,7 @@ def _lines_by_day(
             previous = when
         key = message.key
         if key is None:  # the nth time these words were said in this session of the file
-            seen = (who, message.role, " ".join(message.text.split()).casefold())
+            seen = (who, message.role, block_id(None, message.text))  # the words' digest
             said[seen] = said.get(seen, 0) + 1
             key = f"#{said[seen]}"
         # Most of a re-run's messages are stored already: knowing it from the id spares
@@ -285,10 +312,13 @@ def _days_to_look_in(time: dt.datetime | None, when: dt.datetime) -> list[dt.dat
 
 
 def _mtime(transcript: Path) -> dt.datetime:
+    """The file's last change, local time: the date of messages without a time (now, when
+    the file's clock is one no note can have)."""
     try:
-        return dt.datetime.fromtimestamp(transcript.stat().st_mtime)
-    except OSError:
+        when = dt.datetime.fromtimestamp(transcript.stat().st_mtime)
+    except (OSError, OverflowError, ValueError):
         return dt.datetime.now()
+    return when if in_range(when) else dt.datetime.now()
 
 
 _ID_AT_END = re.compile(r"\^(m[0-9a-f]{10})[ \t]*\r?$", re.M)
@@ -328,6 +358,8 @@ def _store_day(where: _Dailies, day: dt.date, made: list[Capture], report: Captu
     report.already += len(made) - len(numbers)
     if numbers:
         report.paths.append(rel)
+    # The notes that hold long messages whole (``remember.MAX_LINE_BYTES``): indexed too.
+    report.paths += [m.full_path for m in made if m.full_path and m.block_id in numbers]
 
 
 # -- hooks ------------------------------------------------------------------------------
@@ -347,6 +379,8 @@ def transcript_from_hook(data: str) -> tuple[Path, str | None]:
         hook = json.loads(data)
     except ValueError as exc:
         raise TranscriptError(f"the hook input on stdin is not JSON ({exc})") from exc
+    except RecursionError:
+        raise TranscriptError("the hook input on stdin is nested too deeply to read") from None
     if not isinstance(hook, dict):
         raise TranscriptError("the hook input on stdin is not a JSON object")
     session = hook.get("session_id") if isinstance(hook.get("session_id"), str) else None

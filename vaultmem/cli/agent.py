@@ -14,11 +14,12 @@ from .common import (
     HOOK_WAIT,
     FreeTextCommand,
     cli,
-    date,
     echo_json,
     json_option,
     open_vault,
+    query_text,
     read_stdin,
+    run_date,
     utf8,
     vault_option,
 )
@@ -30,20 +31,20 @@ def read_hook_input() -> dict[str, object]:
     data = read_stdin(wait=HOOK_WAIT)
     try:
         parsed = json.loads(data.decode("utf-8", "replace") or "{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # nothing in it changes the block
         return {}
     return parsed if isinstance(parsed, dict) else {}
 
 
 @cli.command(cls=FreeTextCommand)
-@click.argument("query", callback=utf8, required=False)
+@click.argument("query", callback=query_text, required=False)
 @click.option(
     "--budget",
     type=click.IntRange(min=MIN_BUDGET),
     help="Most tokens of the block [config: context.budget, 1500].",
 )
 @click.option("--agent", callback=utf8, help="Leave out other agents' lines.")
-@click.option("--today", callback=date, help="Run as of this YYYY-MM-DD (default: today).")
+@click.option("--today", callback=run_date, help="Run as of this YYYY-MM-DD (default: today).")
 @click.option(
     "--hook", is_flag=True, help="For a session-start hook: read its JSON on stdin, print text."
 )
@@ -80,7 +81,7 @@ def context(
 @click.option("--days", type=click.IntRange(min=1), default=7, show_default=True)
 @click.option("--limit", "-n", type=click.IntRange(min=1), default=50, show_default=True)
 @click.option("--agent", callback=utf8, help="Leave out other agents' lines.")
-@click.option("--today", callback=date, help="Run as of this YYYY-MM-DD (default: today).")
+@click.option("--today", callback=run_date, help="Run as of this YYYY-MM-DD (default: today).")
 @json_option
 @vault_option
 def recent(

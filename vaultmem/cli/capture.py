@@ -8,9 +8,11 @@ from pathlib import Path
 import click
 
 from ..agent.formats import FORMATS
+from ..date_range import RANGE
 from .common import (
     HOOK_WAIT,
     FreeTextCommand,
+    PathParam,
     cli,
     echo_json,
     json_option,
@@ -22,7 +24,7 @@ from .common import (
 
 
 @cli.command(cls=FreeTextCommand)
-@click.argument("transcript", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("transcript", required=False, type=PathParam(dir_okay=False, path_type=Path))
 @click.option(
     "--format",
     "fmt",
@@ -79,6 +81,15 @@ def capture(
         click.echo(f"Warning: {report.masked} secret(s) masked before storing", err=True)
     if report.malformed:
         click.echo(f"Warning: {report.malformed} line(s) not JSON, skipped", err=True)
+    if report.too_deep:
+        click.echo(
+            f"Warning: {report.too_deep} line(s) nested too deeply to read, skipped", err=True
+        )
+    if report.out_of_range:
+        click.echo(
+            f"Warning: {report.out_of_range} message(s) dated outside {RANGE}, skipped",
+            err=True,
+        )
     if report.incomplete:
         click.echo(
             "Warning: the last line is incomplete (still being written?); "

@@ -24,7 +24,7 @@ import click
 
 from .. import __version__
 from ..agent import HOOK_FLAG
-from ..errors import VaultmemError
+from ..errors import VaultmemError, path_problem
 from .fast import JSON, VAULT, is_utf8, iso_date, json_text, opened_vault
 
 if TYPE_CHECKING:
@@ -155,12 +155,23 @@ class FreeTextCommand(click.Command):
     ignore_unknown_options = True
 
 
+class PathParam(click.Path):
+    """``click.Path`` for every path argument and option of the CLI: a path no file can
+    have (a NUL byte, a name over 255 bytes: ``errors.path_problem``) is a usage error in
+    one line, where ``click.Path`` would stat it and fail with a traceback."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str | os.PathLike) and (problem := path_problem(value)):
+            self.fail(problem, param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def vault_option(func: F) -> F:
     """``--vault PATH``, shared by every command that works on a vault."""
     return click.option(
         *VAULT.names,
         VAULT.dest,
-        type=click.Path(file_okay=False, path_type=Path),
+        type=PathParam(file_okay=False, path_type=Path),
         help=VAULT.help,
     )(func)
 
@@ -220,6 +231,20 @@ def utf8(ctx: click.Context, param: click.Parameter, value: str | None) -> str |
     return value
 
 
+def query_text(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A QUERY argument (``search``, ``context``): UTF-8 text (``utf8``) within a search's
+    bounds (``query.query_problem``); over them it is a usage error, before the vault is
+    opened. The library refuses it too, for callers that are not the CLI."""
+    value = utf8(ctx, param, value)
+    if value:
+        from ..query import query_problem  # with the search: not for --version or --help
+
+        problem = query_problem(value)
+        if problem is not None:
+            raise click.BadParameter(problem)
+    return value
+
+
 def date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
@@ -227,6 +252,23 @@ def date(ctx: click.Context, param: click.Parameter, value: str | None) -> str |
         return iso_date(value)
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a date like 2026-11-22") from None
+
+
+def run_date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--today``: a date, as ``date`` reads it, that a note can have (``date_range``): a
+    run as of the year 1 or 9999 would overflow its arithmetic of days."""
+    day = date(ctx, param, value)
+    if day is None:
+        return None
+    import datetime as dt  # with date_range: not for --version or a search
+
+    from ..date_range import DateOutOfRangeError, check_day
+
+    try:
+        check_day(dt.date.fromisoformat(day), "the date")
+    except DateOutOfRangeError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return day
 
 
 def split_line(target: str) -> tuple[str, int | None]:
@@ -281,8 +323,12 @@ def _read_bounded(fd: int, wait: float) -> bytes:
 
 
 def _whole_json(data: bytes) -> bool:
+    """Whether ``data`` is one whole JSON value; one nested too deeply to read counts as
+    whole (waiting for more would not help: its reader refuses it in one line)."""
     try:
         json.loads(data.decode("utf-8", "replace"))
     except ValueError:
         return False
+    except RecursionError:
+        return True
     return True

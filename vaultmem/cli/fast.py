@@ -177,6 +177,10 @@ def _converted(spec: Spec, raw: str) -> object:
     if spec.kind == "dir":  # click.Path(file_okay=False): a file or an unreadable folder fails
         import stat
 
+        from ..errors import path_problem
+
+        if path_problem(raw) is not None:
+            return _REFUSED  # click's PathParam says why, as a usage error
         try:
             mode = os.stat(raw).st_mode
         except OSError:
@@ -230,6 +234,12 @@ def parse_search(args: list[str]) -> dict[str, object] | None:
             return None  # a second argument: click's usage error
     if not query and not values.get("url"):
         return None  # "give a QUERY, or --url"
+    if query:
+        from ..query import query_problem  # the search loads it anyway
+
+        if query_problem(query) is not None:
+            return None  # click's usage error says which bound
+
     defaults: dict[str, object] = {s.dest: (False if s.kind == "flag" else None) for s in specs}
     return {**defaults, **values, "query": query or ""}
 
@@ -286,10 +296,15 @@ def json_text(data: Any) -> str:
 
 @contextlib.contextmanager
 def opened_vault(vault_path: Path | None, echo: Echo) -> Iterator[Vault]:
-    """Find and open the vault; afterwards print what it did on its own, as warnings."""
+    """Find and open the vault; print what it did on its own, as warnings: what opening
+    it said (a setting ignored) at once, so a daemon says it when it starts, the rest
+    afterwards."""
     from ..vault import Vault  # not for --version, --help or a usage error
 
     with Vault.find(vault_path) as vault:
+        for notice in vault.notices:
+            echo(f"Warning: {notice}", err=True)
+        del vault.notices[:]
         try:
             yield vault
         finally:

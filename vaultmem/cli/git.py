@@ -10,6 +10,7 @@ import click
 
 from .common import (
     FreeTextCommand,
+    PathParam,
     cli,
     date,
     echo_json,
@@ -111,7 +112,8 @@ def log(target: str | None, since: str | None, as_json: bool, vault_path: Path |
 @json_option
 @vault_option
 def diff(rev: str | None, path: str | None, as_json: bool, vault_path: Path | None) -> None:
-    """Show what changed since a revision (default: since the last commit).
+    """Show what changed since a revision (default: since the last commit), or between
+    two (OLD..NEW). A REV is a sha, HEAD~3, a tag or a branch, never an option of git's.
 
     Example: vaultmem diff HEAD~3 MEMORY.md
     """
@@ -131,7 +133,7 @@ def diff(rev: str | None, path: str | None, as_json: bool, vault_path: Path | No
 @click.option(
     "--to",
     "to",
-    type=click.Path(path_type=Path),
+    type=PathParam(path_type=Path),
     help="Write the snapshot into this new folder instead.",
 )
 @json_option

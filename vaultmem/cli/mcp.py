@@ -35,7 +35,9 @@ def mcp(http_port: int | None, vault_path: Path | None) -> None:
 
     Example: vaultmem mcp --vault ~/memory
     """
-    Vault.find(vault_path).close()  # no vault: one clear error before anything starts
+    with Vault.find(vault_path) as vault:  # no vault: one clear error before anything starts
+        for notice in vault.notices:  # a setting ignored: said once, on stderr, as it starts
+            click.echo(f"Warning: {notice}", err=True)
     try:
         from ..agent.mcp import serve
     except ImportError as exc:

@@ -8,16 +8,17 @@ from pathlib import Path
 
 import click
 
+from ..date_range import DateOutOfRangeError, check_day
 from ..errors import shown_path
 from .common import (
     FreeTextCommand,
     cli,
-    date,
     echo_json,
     json_option,
     open_vault,
     progress_bar,
     read_stdin,
+    run_date,
     utf8,
     vault_option,
 )
@@ -25,7 +26,8 @@ from .common import (
 
 def date_time(ctx: click.Context, param: click.Parameter, value: str | None) -> dt.datetime | None:
     """``--at``: an ISO date-time (with an offset: converted to local time) or a date
-    (its midnight), as the local wall-clock time of the line."""
+    (its midnight), as the local wall-clock time of the line; its date must be one a note
+    can have (``date_range``)."""
     if value is None:
         return None
     try:
@@ -36,9 +38,12 @@ def date_time(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         ) from None
     from ..memory.remember import local_time  # the memory pipeline: only for remember
 
-    local = local_time(when)
-    if local is None:
-        raise click.BadParameter(f"{value!r} is outside the years 1 to 9999 in this time zone")
+    local = local_time(when)  # None: beyond the calendar's ends in this time zone
+    try:
+        check_day((local or when).date(), f"the date of {value!r} in this time zone")
+    except DateOutOfRangeError as exc:
+        raise click.BadParameter(str(exc)) from None
+    assert local is not None  # only the calendar's ends have no local time
     return local
 
 
@@ -117,6 +122,7 @@ def remember(
                 "block_id": done.block_id,
                 "skipped": done.skipped,
                 "masked": done.masked,
+                "full_text": done.full_text,
             }
         )
     else:
@@ -128,6 +134,13 @@ def remember(
             click.echo(f"already remembered ^{done.block_id} (stored before, not again)")
         else:
             click.echo(f"remembered {done.path}:{done.line} ^{done.block_id}")
+        if stored and done.full_text:
+            from ..memory.remember import MAX_LINE_BYTES
+
+            click.echo(
+                f"  the text is over {MAX_LINE_BYTES // 1024} KiB: its line holds its start, "
+                f"{done.full_text} all of it"
+            )
     if not stored:
         sys.exit(1)
 
@@ -145,7 +158,7 @@ def remember(
     is_flag=True,
     help="Print the diff it would make; write no note (with --llm, answers are cached).",
 )
-@click.option("--today", callback=date, help="Run as of this YYYY-MM-DD (default: today).")
+@click.option("--today", callback=run_date, help="Run as of this YYYY-MM-DD (default: today).")
 @click.option(
     "--llm/--no-llm",
     default=None,
@@ -211,6 +224,7 @@ def forget(
 
     The words are struck through and kept, with the date and reason; --hard removes them
     from the working files. Either way consolidation will not distill them again.
+    Forgetting a line forgotten before changes nothing (exit code 0).
 
     Example: vaultmem forget f3a9c1d2e4 --reason "moved away"
     """
@@ -223,6 +237,7 @@ def forget(
                 "lines": done.lines,
                 "changed": done.changed,
                 "commit": done.commit,
+                "already": done.already,
             }
         )
         return
@@ -231,6 +246,8 @@ def forget(
     verb = "removed" if hard else "struck through"
     for line in done.lines:
         click.echo(f"{verb} {line}")
+    for line in done.already:
+        click.echo(f"already forgotten {line}: left as it is")
 
 
 @cli.command()
@@ -269,7 +286,8 @@ def tree(as_json: bool, vault_path: Path | None) -> None:
 @vault_option
 def validate(as_json: bool, vault_path: Path | None) -> None:
     """Check the vault: broken links, facts without a source, malformed inline fields,
-    duplicate block ids, secrets, entries missing the URL or command they mention.
+    duplicate block ids, secrets, entries missing the URL or command they mention, and
+    notes search cannot read whole (over index.max_file_bytes, NUL bytes, binary).
     Links to notes not written yet are listed as info (normal in Obsidian).
 
     Exit code 0 when there are no errors (info only), 1 when errors were found.

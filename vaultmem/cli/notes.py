@@ -17,6 +17,7 @@ from ..errors import shown_path
 from ..vault import Vault
 from .common import (
     FreeTextCommand,
+    PathParam,
     cli,
     echo_json,
     json_option,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 
 @cli.command(cls=FreeTextCommand)
-@click.argument("path", type=click.Path(path_type=Path), default=".")
+@click.argument("path", type=PathParam(path_type=Path), default=".")
 @click.option("--example", is_flag=True, help="Add a small example memory (English and Chinese).")
 @json_option
 def init(path: Path, example: bool, as_json: bool) -> None:
@@ -175,7 +176,9 @@ def status(as_json: bool, vault_path: Path | None) -> None:
                 "index_bytes": st.index_bytes,
                 "stale": st.stale,
                 "warnings": [{"path": p, "warnings": w} for p, w in st.warnings],
+                "not_in_full": [{"path": p, "warning": w} for p, w in st.not_in_full],
                 "daemon_pid": st.daemon_pid,
+                "daemon_warnings": st.daemon_warnings,
                 "embedded": (
                     None
                     if st.embedded is None
@@ -187,6 +190,8 @@ def status(as_json: bool, vault_path: Path | None) -> None:
     click.echo(f"vault:    {st.vault}")
     daemon = f"running (pid {st.daemon_pid})" if st.daemon_pid else "not running"
     click.echo(f"daemon:   {daemon}")
+    for warning in st.daemon_warnings:
+        click.echo(f"  warning: {warning}")
     click.echo(
         f"indexed:  {st.files} files, {st.chunks} chunks, index {st.index_bytes / 1e6:.1f} MB"
     )
@@ -203,6 +208,8 @@ def status(as_json: bool, vault_path: Path | None) -> None:
     for path, warnings in st.warnings:
         for warning in warnings:
             click.echo(f"  {shown_path(path)}: {warning}")
+    for path, warning in st.not_in_full:  # words a search cannot find: said loudly
+        click.echo(f"Warning: {shown_path(path)} is not searchable in full: {warning}", err=True)
 
 
 @cli.command(cls=FreeTextCommand)

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from .common import FreeTextCommand, cli, date, utf8, vault_option
+from .common import FreeTextCommand, cli, date, query_text, utf8, vault_option
 from .fast import Spec, search_specs
 from .search_run import run_search
 
@@ -40,7 +40,7 @@ def _with_options(func: Callable[..., None]) -> Callable[..., None]:
 
 
 @cli.command(cls=FreeTextCommand)
-@click.argument("query", callback=utf8, required=False, default="")
+@click.argument("query", callback=query_text, required=False, default="")
 @_with_options
 def search(**options: Any) -> None:
     """Search the vault for QUERY, best matches first.

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import EmbeddingsConfig
-from ..errors import Interrupted, VaultmemError
+from ..errors import EmbeddingError, Interrupted, VaultmemError
 from ..index_text import TextStore
 from . import VECTORS_FILE
 from .embedders import model_name
@@ -152,15 +152,18 @@ class BackgroundEmbedder:
     def _run(self, scope: Scope | None) -> bool:
         """One run; whether it finished (a stop counts as finished: the next start
         catches up)."""
-        from .embed import Changes, embed_vault  # numpy: only once there is work
+        from . import embed_runner
         from .embedders import load_embedder
 
         try:
+            embed_vault = embed_runner()  # numpy: only once there is work
             conn = sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True, timeout=5)
             TextStore.register(conn)
-        except sqlite3.Error as exc:
+        except (EmbeddingError, sqlite3.Error) as exc:
             self.say("warning", f"warning: embedding skipped: {exc}")
             return False
+        from .embed import Changes  # imported by embed_runner
+
         try:
             row = conn.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
             settings = None if row is None else str(row[0])

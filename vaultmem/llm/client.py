@@ -5,8 +5,9 @@ Each request asks for one JSON object fitting a JSON schema (``response_format``
 answer. A request that fails (connection refused, timeout, HTTP 429 or 5xx) is tried again
 ``retries`` times with a short back-off, then becomes a ``ServerError``; a reply that is not
 a chat completion with text in it is a ``ReplyError``. The API key is read from the
-environment variable named by ``api_key_env``, never from the config file (which may be
-synced), as the ``openai`` embedder does.
+environment variable named by ``api_key_env``, never from a settings file, as the ``openai``
+embedder does; the URL and the variable's name come from this device's own ``local.toml``
+only (``config.py``, ``_device_only``).
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ class ChatClient:
         """
         if not config.url or not config.model:
             raise LLMError(
-                "the LLM pass needs [llm] url (e.g. http://127.0.0.1:11434/v1) and model"
-                " in .vaultmem/config.toml"
+                "the LLM pass needs [llm] url (e.g. http://127.0.0.1:11434/v1) in"
+                " .vaultmem/local.toml, this device's own settings, and model"
             )
         self.url = config.url.rstrip("/") + "/chat/completions"
         self.model = config.model

@@ -105,7 +105,11 @@ _REPLACED = re.compile(
     + _ARTICLE
     + _GIVEN_UP.format("h")
     + r"(?:\s+(?:with|by)\b|\s*[;.!]|$)"
-    r"|\b(?P<m>[^\W\d_][\w'-]*)\s+(?:is|are)\s+out\b"
+    # "X is out": tried once per run of word characters, hyphens and apostrophes (where it
+    # starts; its ending checked first), not from each word start in it: "a-a-a-..." was
+    # read to its end from each "a".
+    r"|(?<![\w'-])(?=[\w'-]++\s+(?:is|are)\s+out\b)[\w'-]*?\b(?P<m>[^\W\d_][\w'-]*)"
+    r"\s+(?:is|are)\s+out\b"
     r"|\b(?:sold|ditched|dumped|abandoned|uninstalled|cancel+ed|gave\s+up(?:\s+on)?|"
     r"got\s+rid\s+of|stopped\s+(?:using|drinking|eating|taking|playing))\s+"
     + _ARTICLE

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Config
 from ..context import BlockError, block_of, count_tokens, replace_block
+from ..files import REPLACEMENT
 from ..writes import atomic_write
 from .categories import route
 from .edits import Edits, block_ids
@@ -130,9 +131,9 @@ class Consolidation(FactUpkeep):
         for note in read_notes(
             self.root, self.config, note_stats(self.root, self.config, folder, keep)
         ):
-            if note.text is None:
+            if note.notice is not None or note.text is None:
                 self.report.notices.append(note.notice or f"{note.path}: unreadable")
-            else:
+            if note.text is not None:
                 yield note.path, note.text, note.content_hash
 
     def load_facts(self) -> None:
@@ -396,12 +397,13 @@ def _with_block_ids(text: str, pairs: list[tuple[str, str]]) -> str:
     lines = text.split("\n")
     for number, line in enumerate(lines):
         bare = line.rstrip("\r")
-        idents = wanted.get(bare)
+        as_read = bare.replace("\0", REPLACEMENT)  # the line as the run read it (read_note)
+        idents = wanted.get(as_read)
         if idents:
             ending = "\r" if line.endswith("\r") else ""
             lines[number] = with_block_id(bare, idents.popleft()) + ending
             if not idents:
-                del wanted[bare]
+                del wanted[as_read]
                 if not wanted:
                     break
     return "\n".join(lines)

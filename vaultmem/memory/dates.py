@@ -30,8 +30,10 @@ Recurring days ("every Friday", "on Tuesdays", 每周五) are no single date: le
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -64,6 +66,11 @@ _NUM_EN = (
     r"\d+|a couple of|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 )
 _NUM_ZH = r"\d+|[一二两三四五六七八九十]+"
+# A number of ``_NUM_ZH`` read only from the start of its run of digits or of numerals:
+# tried from each of their characters, a long run was read to its end from each
+# (quadratic: 5,000 digits took seconds). What follows a number is never a digit or a
+# numeral, so a run's start finds every number a later start would.
+_NUM_ZH_WHOLE = r"(?:(?<!\d)\d+|(?<![一二两三四五六七八九十])[一二两三四五六七八九十]+)"
 _UNIT_EN = r"(?P<unit>day|week|month|year)s?"
 _UNIT_ZH = r"(?P<zunit>天|日|周|星期|礼拜|个月|月|年)"
 _ORD = r"(?:st|nd|rd|th)?"
@@ -84,7 +91,7 @@ _DATE = re.compile(
             r"(?P<zhfull>(?<!\d)\d{4}年\d{1,2}月\d{1,2}[日号])",
             rf"(?i:\b(?P<mdy>{_MON})\s+(?P<mday>\d{{1,2}}){_ORD}\b(?:,?\s+(?P<myear>\d{{4}})\b)?{_NEXT_YEAR})",
             rf"(?i:\b(?P<dmy>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<dmon>{_MON})(?:,?\s+(?P<dyear>\d{{4}})\b)?{_NEXT_YEAR})",
-            rf"(?P<zhmd>(?<![\d年])(?P<zyr>今年|明年|去年)?(?P<zmon>{_NUM_ZH})月(?P<zday>{_NUM_ZH})[日号])",
+            rf"(?P<zhmd>(?<![\d年])(?P<zyr>今年|明年|去年)?(?P<zmon>{_NUM_ZH_WHOLE})月(?P<zday>{_NUM_ZH})[日号])",
             # "on the 1st": a day of the month, only where nothing makes it a floor or a try
             # ("on the 5th floor") and no month follows ("on the 3rd of March": above).
             rf"(?i:\bon\s+the\s+(?P<nth>\d{{1,2}})(?:st|nd|rd|th)\b{_NTH_END})",
@@ -100,7 +107,7 @@ _DATE = re.compile(
             rf"(?i:\b(?:on\s+)?{_WD}(?!s\b))".replace("?P<wd>", "?P<wd2>"),
             r"(?P<zday1>今天|今日|今晚|今早|今天早上|今天下午)",
             r"(?P<zday2>大后天|后天|明天|明早|明晚|明日|大前天|前天|昨天|昨晚|昨日)",
-            rf"(?P<zoff>{_NUM_ZH}){_UNIT_ZH}(?P<zdir>后|以后|之后|前|以前|之前)",
+            rf"(?P<zoff>{_NUM_ZH_WHOLE}){_UNIT_ZH}(?P<zdir>后|以后|之后|前|以前|之前)",
             r"(?P<zevery>每(?:个)?(?:周|星期|礼拜)[一二三四五六日天1-7]?)",
             r"(?P<zrel>这|本|下下|下个?|上上|上个?)?(?:周|星期|礼拜)(?P<zwd>[一二三四五六日天1-7])",
             r"(?P<zweekend>(?:这|本|下个?|上个?)?周末)",
@@ -114,7 +121,7 @@ _TIME = re.compile(
     r"|(?<![\d:])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?![\d:])"
     r"|(?i:\b(?P<noon>noon|midday|midnight)\b)"
     r"|(?P<part>上午|早上|早晨|中午|下午|傍晚|晚上|凌晨|夜里)?"
-    rf"(?P<zh>{_NUM_ZH})(?:点钟?|时)(?P<zm>半|一刻|三刻|(?:{_NUM_ZH})分?)?"
+    rf"(?P<zh>{_NUM_ZH_WHOLE})(?:点钟?|时)(?P<zm>半|一刻|三刻|(?:{_NUM_ZH})分?)?"
 )
 # What any date or time expression holds (``gates.py``): a line holding none of these is
 # not searched, as most lines are not (a failed search walks the whole line).
@@ -137,7 +144,6 @@ _FUTURE = re.compile(
     r"moved|postponed|reschedul\w*|until|till|by|for|due|deadline|need|must|have\s+to|"
     r"decided|agreed)\b)|要|会|将|打算|计划|预约|推迟|改到"
 )
-_ZH_PAST_AFTER = re.compile(r"了|过")
 
 
 @dataclass(frozen=True)
@@ -265,7 +271,7 @@ def _named(
     if kind in ("zrel", "zwd"):
         wd, rel = _ZH_WEEKDAY[g["zwd"]], g.get("zrel", "")
         if not rel:  # "我周五去了医院": the verb after the day tells of the past
-            return _bare_weekday(day, wd, _ZH_PAST_AFTER.search(text, m.end()) is not None), True
+            return _bare_weekday(day, wd, _last_past_mark(text) >= m.end()), True
         weeks = {"这": 0, "本": 0, "下": 1, "下个": 1, "下下": 2, "上": -1, "上个": -1, "上上": -2}
         return _week_day(day, weeks[rel], wd), True
     if kind == "zweekend":
@@ -327,8 +333,16 @@ def _week_day(day: dt.date, weeks: int, weekday: int) -> str:
     return (monday + dt.timedelta(weeks=weeks, days=weekday)).isoformat()
 
 
+# Per line, not per date in it: a line naming a thousand weekdays was read a thousand times.
+@functools.lru_cache(maxsize=64)
 def _reads_past(text: str) -> bool:
     return bool(_PAST.search(text)) and not _FUTURE.search(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _last_past_mark(text: str) -> int:
+    """Where the line's last 了 or 过 is (-1: none): a day before it tells of the past."""
+    return max(text.rfind("了"), text.rfind("过"))
 
 
 def _shift(day: dt.date, amount: int, unit: str) -> str:
@@ -435,16 +449,22 @@ def _clock(m: re.Match[str]) -> str | None:
 
 def _nearest_time(text: str, item: _Found, times: list[tuple[int, int, str | None]]) -> str | None:
     """The time written next to a date ("Friday 3pm", "at 3pm on Friday", "周五下午三点"):
-    only a few joining words between them."""
-    for start, end, clock in times:
-        if clock is None:
+    only a few joining words between them. ``times`` are in the order of the text and do
+    not overlap, so only the last one ending before the date and the first one starting
+    after it can be that near (any other has one of them between): those two are tried,
+    in that order, found by bisection, not by a walk of every time for every date."""
+    before = bisect.bisect_right(times, item.start, key=lambda t: t[1]) - 1
+    after = bisect.bisect_left(times, item.end, key=lambda t: t[0])
+    for index, gap_start, gap_end in ((before, None, item.start), (after, item.end, None)):
+        if not 0 <= index < len(times):
             continue
-        gap = text[item.end : start] if start >= item.end else text[end : item.start]
-        if start < item.end and end > item.start:
-            continue
-        if _JOIN.fullmatch(gap):
+        start, end, clock = times[index]
+        if clock is not None and _JOIN.fullmatch(
+            text, end if gap_start is None else gap_start, start if gap_end is None else gap_end
+        ):
             return clock
     return None
 
 
-_JOIN = re.compile(r"(?i:[\s,]*(?:at|on|from|around|by|@)?[\s,]*)|的?")
+# "[\s,]*(?:at|...)?[\s,]*" would split a run of spaces between its two halves in every way.
+_JOIN = re.compile(r"(?i:[\s,]*(?:(?:at|on|from|around|by|@)[\s,]*)?)|的?")

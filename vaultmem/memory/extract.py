@@ -27,19 +27,40 @@ _COMMANDS = frozenset(
     "rsync curl wget ls cd cp mv rm mkdir cat grep sed awk find tar sudo systemctl brew apt "
     "apt-get psql sqlite3 vaultmem pytest ruff mypy bash sh zsh export chmod chown".split()
 )
+# A path is looked for once per run of path characters (letters, digits, "_", ".", "-",
+# "/") up to a "//", which no path crosses: from where the run starts, or, when no path
+# may start there (after ":" or "//"), from after its first hyphen; and at a "~". The
+# leftmost start that may begin a path in such a run finds it whenever a later one would;
+# tried from each hyphen instead, as before, a long run was read to its end from each
+# (quadratic: 10,000 characters took seconds). Group 1 is that path, group 2 a path
+# from the home folder.
 _PATH = re.compile(
-    r"(?<![\w/:.])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b|(?<![\w/:])~/[\w./-]+"
+    r"(?:(?<![\w/:.])(?=~)"
+    r"|(?<![\w./-])(?:(?<!:)|(?:[\w.]|/(?!/))*-)"
+    r"|(?<=//)(?:[\w.]|/(?!/))*-)"
+    r"((?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b)"
+    r"|(?<![\w/:])(~/[\w./-]+)"
 )
 _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?:-[A-Za-z0-9.]+)?(?![\w.]*\d)")
+_PROJECT_KIND = r"\s+(?:project|repo|repository|app|service|release)\b"
+# A name before its kind ("the Atlas project") is looked for once per run of word
+# characters and hyphens, from where the run starts to its first capital at a word's
+# start (the run's ending checked first, and no "项目 Name" passed over, which is a name
+# itself): tried from each word start of a run, as before, a long "A-A-A-..." was read to
+# its end from each (quadratic). The names found are the same; one group holds each.
 _PROJECT_HINT = re.compile(
-    r"\b(?:the\s+)?([A-Z][\w-]+)\s+(?:project|repo|repository|app|service|release)\b"
+    rf"\bthe\s+([A-Z][\w-]+){_PROJECT_KIND}"
+    rf"|(?<![\w-])(?=[\w-]++{_PROJECT_KIND})(?:(?!项目\s*[A-Za-z])[\w-])*?\b([A-Z][\w-]+){_PROJECT_KIND}"
     r"|\bproject\s+([A-Z][\w-]+)|#project/([\w-]+)|项目\s*([A-Za-z][\w-]*)"
 )
 # Every match of _PROJECT_HINT holds one of these (case-folded).
 _PROJECT_GATE = Gate(parts=("project", "repo", "app", "service", "release", "项目"))
+# An amount without a currency sign is looked for only where a run of digits and commas
+# starts (its leading commas, which ``extract`` drops, included): tried from each of its
+# digits, a long run was read to its end from each (quadratic: 3,000 digits took a second).
 _MONEY = re.compile(
     r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?[kKmM]\b)?"
-    r"|\d[\d,]*(?:\.\d+)?\s?(?:万元|万|元|块钱|块|美元|欧元|千|亿|"
+    r"|(?<![\d,]),*\d[\d,]*(?:\.\d+)?\s?(?:万元|万|元|块钱|块|美元|欧元|千|亿|"
     r"(?i:usd|eur|gbp|rmb|dollars?|euros?)\b)"
 )
 
@@ -97,10 +118,11 @@ def extract(text: str, day: dt.date | None = None, known_people: Iterable[str] =
         repos += [f"{host}/{name}" for host, name in _SSH_REPO.findall(text)]
     commands = _commands(text) if "`" in text else []
     without_urls = _URL.sub(" ", text) if linked else text
-    paths = _PATH.findall(without_urls) if "/" in without_urls else []
+    paths = [a or b for a, b in _PATH.findall(without_urls)] if "/" in without_urls else []
     paths = [p for p in paths if not _VERSION.fullmatch(p)]
     hinted = _PROJECT_GATE.admits(line)
-    projects = [a or b or c or d for a, b, c, d in _PROJECT_HINT.findall(text)] if hinted else []
+    hints = _PROJECT_HINT.findall(text) if hinted else []
+    projects = [next(filter(None, names)) for names in hints]  # the one group that matched
     projects = [p for p in projects if p not in COMMON_WORDS]  # "The project", "My app"
     return Metadata(
         urls=urls,
@@ -109,7 +131,9 @@ def extract(text: str, day: dt.date | None = None, known_people: Iterable[str] =
         paths=_unique(paths),
         versions=_unique(_VERSION.findall(without_urls)) if line.digit else [],
         dates=resolve_dates(text, day),
-        amounts=_unique([m.group(0) for m in _MONEY.finditer(text)]) if line.digit else [],
+        amounts=_unique([m.group(0).lstrip(",") for m in _MONEY.finditer(text)])
+        if line.digit
+        else [],
         people=people(text, known),
         projects=_unique(projects),
         about=about(text, known),

@@ -44,7 +44,9 @@ _ITEM = re.compile(
 )
 _FIELD_TEXT = re.compile(r"\[[^\W\d][\w \-/]{0,60}?::(?:[^\[\]\n]|\[\[[^\]\n]*\]\])*\]")
 _BLOCK_ID_END = re.compile(r"\s\^([A-Za-z0-9-]+)\s*$")
-_SOURCE = re.compile(r"\[\[([^\]#|]+)#\^([A-Za-z0-9-]+)")
+# A link's target holds no "[" (Obsidian allows none): a run of "[[" is not read to its
+# end from each of them.
+_SOURCE = re.compile(r"\[\[([^\[\]#|]+)#\^([A-Za-z0-9-]+)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _STRUCK = re.compile(r"^~~.*~~$", re.S)
 # What in a fact's words reads as more than words on its line: a task box, a field, a tag,
@@ -52,6 +54,10 @@ _STRUCK = re.compile(r"^~~.*~~$", re.S)
 _UNPLAIN = re.compile(r"[\[\]#*\n\r]|::|^\s*\d{1,2}:\d{2}")
 _DAY = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
+# The folder of the notes that hold long messages whole (``remember.MAX_LINE_BYTES``), each
+# named by its line's date and block id (``long_note_path``).
+LONG_FOLDER = "long"
+_LONG_NAME = re.compile(LONG_FOLDER + r"/(\d{4}-\d{2}-\d{2})-(m[0-9a-f]{10})\.md")
 # Roles that are not a person's name: a fact keeps the words alone.
 PLAIN_ROLES = frozenset({"user", "assistant", "agent", "system", "me", "owner", "ai", "bot"})
 # vaultmem's own fields on a fact line; everything else a person added is kept as is.
@@ -212,6 +218,22 @@ def daily_date(rel: str, folder: str) -> str | None:
         return None
     match = _DAILY_NAME.fullmatch(rel.rsplit("/", 1)[-1])
     return match.group(1) if match else None
+
+
+def long_note_path(day: str, block_id: str) -> str:
+    """Where the message of the daily line ``day#block_id`` is kept whole when it is over
+    ``remember.MAX_LINE_BYTES``, vault-relative: one note per line, so the same message
+    stored twice is one note. ``LONG_FOLDER`` is a folder of its own at the vault's root,
+    outside the daily folder, facts, topics and the archive: consolidation and ``forget``
+    read the line, not the note (a hard ``forget`` empties the note with its line)."""
+    return f"{LONG_FOLDER}/{day}-{block_id}.md"
+
+
+def long_note_key(rel: str) -> str | None:
+    """The ``DATE#id`` of the daily line whose message a note of ``LONG_FOLDER`` holds
+    whole (``None`` for any other note): a search shows the line or its note, not both."""
+    match = _LONG_NAME.fullmatch(rel)
+    return source_key(match.group(1), match.group(2)) if match else None
 
 
 def in_daily_folder(rel: str, folder: str) -> bool:

@@ -7,6 +7,10 @@ line takes the facts distilled from it too). Git history still holds them; ``doc
 says how to purge history for real. Either way the memory log records the source line as
 dealt with (by id only, no words), so consolidation does not distill it again.
 
+A soft forget is idempotent: a line that already carries ``[forgotten:: ]`` is left as it
+is (``ForgetPlan.already``), so forgetting the same id twice writes, logs and commits
+nothing the second time, and says the line was forgotten before.
+
 A block id is not unique across a vault: daily notes repeat ids such as ``^s1-1`` in every
 conversation, and a sync can leave one fact id in two files. Every line a forget would
 change must be the only line of its note with that id, and the id asked for must name one
@@ -31,10 +35,13 @@ from .facts import (
     daily_date,
     daily_path,
     in_daily_folder,
+    long_note_path,
     parse_entries,
     source_key,
     with_fields,
 )
+from .remember import clean_text
+from .secrets import mask_field
 
 if TYPE_CHECKING:
     from .consolidate import Consolidation
@@ -58,7 +65,9 @@ class ForgetPlan:
     edits: Edits = field(default_factory=Edits)
     touched: list[tuple[str, str]] = field(default_factory=list)  # (path, block id) changed
     lines: list[str] = field(default_factory=list)  # "path:line" of each line touched
+    already: list[str] = field(default_factory=list)  # "path:line" forgotten before: left
     events: list[tuple[str, ...]] = field(default_factory=list)
+    masked: int = 0  # secrets masked in the reason
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,8 @@ def forget_plan(
     ]
     plan = plan_forget([found], facts, reason=reason, hard=hard, today=today, daily_folder=daily)
     plan.block = wanted.block
+    if not plan.touched:
+        plan.events = []  # all forgotten before: logged then, nothing to log again
     for path, block in plan.touched:
         numbers = block_id_lines(texts.get(path), block)
         if len(numbers) > 1:
@@ -143,6 +154,12 @@ class _Texts:
             read = read_note(self.run.root / path, self.run.config.index.max_file_bytes)
             self.read[path] = read.text or ""
         return self.read[path]
+
+
+def _emptied(old: str) -> str:
+    """A hard ``forget``'s change to the note of a long message: its words go with its
+    line (nothing is written when there is no such note)."""
+    return ""
 
 
 def find_line(
@@ -225,15 +242,29 @@ def plan_forget(
                     path = daily_path(note, daily_folder)
                     targets.append(Target(path, Entry(0, "", "", None, ident)))
     fields = [("forgotten", today.isoformat())]
-    if reason:
-        fields.append(("reason", " ".join(reason.replace("[", "(").replace("]", ")").split())))
+    # The reason is written at once and committed: a token in it is masked as the words of
+    # a memory are, with the marker a field can hold (``mask_field``).
+    # Cleaned as a daily line's words are: a NUL in a reason (MCP's "\u0000") would make
+    # the note a binary file for git and the index.
+    said, plan.masked = mask_field(clean_text(reason or ""))
+    if said:
+        fields.append(("reason", said))
     for target in targets:
         block = target.entry.block_id
         if block is None or (target.path, block) in plan.touched:
             continue
+        if not hard and target.entry.field("forgotten") is not None:
+            # Forgotten before: a line keeps its one [forgotten:: ], so forgetting it again
+            # changes nothing (an agent may retry a forget it is unsure went through).
+            where = f"{target.path}:{target.entry.number}"
+            plan.already += [where] if where not in plan.already else []
+            continue
         plan.touched.append((target.path, block))
         if hard:
             plan.edits.remove_line(target.path, block)
+            day = daily_date(target.path, daily_folder)
+            if day is not None:  # a message over 64 KiB: its words in a note of their own
+                plan.edits.add(long_note_path(day, block), _emptied)
         else:
             plan.edits.edit_line(
                 target.path, block, lambda line: with_fields(line, fields, strike=True)

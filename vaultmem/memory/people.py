@@ -211,7 +211,8 @@ _OWNER = re.compile(
 _MY_RELATION = re.compile(
     rf"(?i:(?:my|our)\s+(?:{_RELATIONS})\b)(?:\s+({_FULL}))?|我的?(?:{_ZH_RELATIONS})\s*({_FULL})?"
 )
-_AND_I = re.compile(r"(?i:\s*,?\s*(?:and|&)\s+(?:i|me)\b)|和我|跟我")
+# "\s*,?\s*" would split a run of spaces between its two halves in every way: quadratic.
+_AND_I = re.compile(r"(?i:\s*(?:,\s*)?(?:and|&)\s+(?:i|me)\b)|和我|跟我")
 _SPEAKER = re.compile(rf"^({_FULL}):\s")
 _SUBJECT = re.compile(rf"^({_FULL})(?:'s\b|\s+|(?=[\u4e00-\u9fff]))")
 

@@ -18,6 +18,7 @@ of those is read again by the run with its own set: the result is the same as ev
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,8 @@ _BATCH = 8
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """One note of a folder as read: ``text`` None and a ``notice`` when it cannot be."""
+    """One note of a folder as read: ``text`` None and a ``notice`` when it cannot be (a
+    ``notice`` with the ``text`` of its first part when it is over the size limit)."""
 
     path: str
     text: str | None
@@ -59,7 +61,10 @@ def read_notes(root: Path, config: Config, stats: list[FileStat]) -> Iterator[No
             yield Note(stat.path, None, "", f"{stat.path}: a sync conflict copy, left out")
             continue
         read = read_note(root / stat.path, config.index.max_file_bytes)
-        notice = None if read.text is not None else f"{stat.path}: {read.warnings[0]}"
+        # A note over index.max_file_bytes is read in part: its lines past the limit are
+        # not consolidated, and the run says so.
+        unread = read.text is None or read.truncated
+        notice = f"{stat.path}: {read.warnings[0]}" if unread else None
         yield Note(stat.path, read.text, read.content_hash, notice)
 
 
@@ -203,7 +208,7 @@ class LineReader:
             return None
         text, _ = mask_secrets(strip_triggers(entry.text))  # the line keeps its words
         if entry.role and entry.role.casefold() not in PLAIN_ROLES:
-            text = f"{entry.role}: {text}"
+            text = f"{masked_role(entry.role)}: {text}"
         meta = extract(text, day, self.people)
         self.people.update(meta.people)
         reading = None if self.share else Fact.read(text)
@@ -248,6 +253,14 @@ class People:
     def alike(self, text: str) -> bool:
         """Whether the reader's metadata of ``text`` is what the run would find."""
         return not any(name in text for name in self.differ)
+
+
+@functools.lru_cache(maxsize=1024)
+def masked_role(role: str) -> str:
+    """A line's role as its fact names it, its secrets masked as the words' are (a role a
+    person typed, ``**ghp_...**``, is copied into the fact). A vault has few roles (its
+    people's names, at most 60 characters each): each is masked once per process."""
+    return mask_secrets(role)[0]
 
 
 def read_daily(reader: LineReader, root: Path, stats: list[FileStat]) -> Iterator[NoteLines]:

@@ -28,19 +28,37 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..date_range import check_day
 from ..errors import NotStoredError, VaultmemError
+from ..files import REPLACEMENT
 from ..parse import CODE_SPAN, parse_document
 from ..state import STATE_DIR, vault_write_lock
-from ..writes import append_text, inside_vault, uses_crlf
+from ..writes import append_text, atomic_write, inside_vault, uses_crlf
 
 # MASK and mask_secrets are re-exported: callers that imported them from here keep working.
-from .facts import daily_path
+from .facts import daily_path, long_note_path
 from .secrets import MASK as MASK
+from .secrets import mask_field
 from .secrets import mask_secrets as mask_secrets
 
 NOISE_PREFIXES = ("[cron:", "[heartbeat", "[memory context]")
+# The tag a tag holding a secret becomes (``#ghp_...`` -> ``#secret-masked``).
+SECRET_TAG = "secret-masked"
 # vaultmem's own blocks: text holding these markers is an echo of what vaultmem wrote.
 ECHO_MARKERS = ("<!-- vaultmem:begin -->", "<!-- vaultmem:end -->", "<!-- vaultmem:context -->")
+
+# The most bytes of words one daily line holds (64 KiB): a longer message would make its
+# day's note too large to index (``index.max_file_bytes``) and slow every reader of it. Its
+# line holds its start, linked to a note of its own that holds it whole
+# (``facts.long_note_path``).
+MAX_LINE_BYTES = 65_536
+# Every kind of line end (CRLF, CR, and those Python and Unicode count: VT, FF, FS, GS,
+# RS, NEL, U+2028, U+2029, which editors do not show as one) and every other character no
+# text vaultmem writes holds: the C0 controls but tab and line feed, DEL, the C1 controls,
+# lone surrogates (JSON's "\ud800": UTF-8 cannot even hold one) and the non-characters
+# U+FFFE and U+FFFF. One class of characters: a 100 MB message is scanned once, in 1 s.
+_UNWRITABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+_LINE_ENDS = frozenset("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 
 @dataclass
@@ -52,6 +70,7 @@ class Remembered:
     block_id: str | None
     skipped: str | None = None
     masked: int = 0  # secrets masked in the stored line
+    full_text: str | None = None  # the note holding a message over MAX_LINE_BYTES whole
 
 
 @dataclass(frozen=True)
@@ -62,6 +81,10 @@ class Capture:
     block_id: str | None
     skipped: str | None = None
     masked: int = 0
+    # A message over MAX_LINE_BYTES: the vault-relative path of the note that holds it
+    # whole, and that note's text (``store_lines`` writes it before the line).
+    full_path: str | None = None
+    full_note: str | None = None
 
 
 def block_id(session: str | None, text: str, key: str | None = None) -> str:
@@ -69,10 +92,52 @@ def block_id(session: str | None, text: str, key: str | None = None) -> str:
 
     ``key`` tells apart two messages of one session with the same words (a transcript's
     message id or timestamp: "yes" said twice is two lines); ``remember`` passes none.
+    The id is a digest of the session, the words (case-folded, one space between them)
+    and the key, taken a slice at a time (``_words_digest``).
     """
-    normal = " ".join(text.split()).casefold()
-    seed = f"{session or ''}\0{normal}" + (f"\0{key}" if key is not None else "")
-    return "m" + hashlib.blake2b(seed.encode(), digest_size=5).hexdigest()
+    digest = hashlib.blake2b(f"{session or ''}\0".encode("utf-8", "surrogatepass"), digest_size=5)
+    _words_digest(digest, text)
+    if key is not None:
+        digest.update(f"\0{key}".encode("utf-8", "surrogatepass"))
+    return "m" + digest.hexdigest()
+
+
+# How many characters of a message ``_words_digest`` splits at a time (their words: ~3 MB).
+_ID_SLICE = 1 << 18
+
+
+def _words_digest(digest: hashlib.blake2b, text: str) -> None:
+    """Feed ``" ".join(text.split()).casefold()`` to ``digest`` without making it: split
+    whole, a 100 MB message made 20 million strings at once (1.3 GB). Slices are joined
+    with the one space their words had between them, so the digest is the same whatever
+    the slice size. Lone surrogates (JSON's ``"\\ud800"``) are hashed as they are."""
+    started = spaced = False  # a word was fed; whitespace came after the last one
+    for start in range(0, len(text), _ID_SLICE):
+        piece = text[start : start + _ID_SLICE]
+        words = piece.split()
+        if not words:
+            spaced = spaced or started
+            continue
+        joined = " ".join(words).casefold()
+        if started and (spaced or piece[0].isspace()):
+            joined = " " + joined
+        digest.update(joined.encode("utf-8", "surrogatepass"))
+        started, spaced = True, piece[-1].isspace()
+
+
+def clean_text(text: str) -> str:
+    """``text`` as vaultmem writes it: every line end as ``\\n``, every other control
+    character (``_UNWRITABLE``) as U+FFFD, the replacement character; tab and all other
+    characters (CJK, emoji and their joiners, accents) untouched.
+
+    U+FFFD, not a space or nothing: a person sees that something was there, and it is no
+    letter, so the words on either side stay apart (as a NUL kept them apart). Idempotent.
+    """
+    return _UNWRITABLE.sub(_replacement, text.replace("\r\n", "\n"))
+
+
+def _replacement(match: re.Match[str]) -> str:
+    return "\n" if match.group() in _LINE_ENDS else REPLACEMENT
 
 
 def capture(
@@ -91,33 +156,82 @@ def capture(
 
     ``agent`` names the agent that wrote it (``[agent:: NAME]``, for ``--agent`` filters);
     ``key`` goes into the block id only (see ``block_id``).
+
+    This is the one place every daily line is made (``remember``, MCP ``remember``,
+    transcript capture), so the rules for hostile text live here: control characters are
+    replaced (``clean_text``), and a message over ``MAX_LINE_BYTES`` keeps its start on
+    the line and is kept whole in a note of its own (``full_path``), linked from the line.
+    The work is linear in the message, and a large one is never split into words whole.
     """
     stripped = text.strip()
     if not stripped:
         return Capture(None, None, "empty text")
-    lowered = stripped.lower()
+    lowered = stripped[:_NOISE_CHARS].lower()
     for prefix in NOISE_PREFIXES:
         if lowered.startswith(prefix):
             return Capture(None, None, f"noise: starts with {prefix}")
     if any(marker in stripped for marker in ECHO_MARKERS):
         return Capture(None, None, "an echo of vaultmem's own context block")
-    masked_text, masked = mask_secrets(stripped)
-    one_line = " ".join(masked_text.split())  # a memory is one list item: one line
+    cleaned = clean_text(stripped)
+    if not _A_WORD.search(cleaned):
+        return Capture(None, None, "no text: only control characters")
+    masked_text, masked = mask_secrets(cleaned)
+    one_line, cut = line_words(masked_text)  # a memory is one list item: one line
     ident = block_id(session, stripped, key)
-    parts = [f"- {now:%H:%M} **{_clean(role) or 'user'}** {one_line}"]
-    parts += [
-        f"#{_clean(tag).lstrip('#').replace(' ', '-')}" for tag in tags if _clean(tag).lstrip("#")
-    ]
-    if source:
-        parts.append(f"[source:: {_clean(source)}]")
-    if session:
-        parts.append(f"[session:: {_clean(session)}]")
-    if agent and _clean(agent):
-        parts.append(f"[agent:: {_clean(agent)}]")
+    full_path = full_note = None
+    if cut:
+        full_path = long_note_path(now.date().isoformat(), ident)
+        full_note = long_note(now.date(), ident, masked_text)
+        one_line += f" [full:: [[{full_path.removesuffix('.md')}]]]"
+    # Every field given is masked as the words are (a token in a session id, a tag or a
+    # role is a token still), with the marker a field can hold (``mask_field``).
+    role_text, role_masked = _field(role)
+    tag_texts = [_tag(tag) for tag in tags]
+    given = (("source", source), ("session", session), ("agent", agent))
+    named = {key: _field(value) for key, value in given if value}
+    masked += role_masked + sum(n for _, n in tag_texts) + sum(n for _, n in named.values())
+    parts = [f"- {now:%H:%M} **{role_text or 'user'}** {one_line}"]
+    parts += [f"#{tag}" for tag, _ in tag_texts if tag]
+    parts += [f"[{key}:: {value}]" for key, (value, _) in named.items() if value]
     if importance is not None:
         parts.append(f"[importance:: {importance:g}]")
     parts.append(f"^{ident}")
-    return Capture(" ".join(parts), ident, None, masked)
+    # The fields are cleaned with the words: a NUL in a session id hides a note as well.
+    return Capture(clean_text(" ".join(parts)), ident, None, masked, full_path, full_note)
+
+
+# Noise prefixes are matched on this many first characters (not a lowered copy of it all).
+_NOISE_CHARS = 64
+_A_WORD = re.compile(r"[^\s\ufffd]")
+
+
+def line_words(text: str) -> tuple[str, bool]:
+    """A message's words as its daily line holds them (every run of whitespace, line ends
+    included, as one space), and whether they were cut: over ``MAX_LINE_BYTES``, the line
+    holds the words that fit, cut at a space when one is near, and ``…``.
+
+    Only the first ``4 * MAX_LINE_BYTES`` characters are looked at, so a 100 MB message
+    costs no more here than a 256 kB one (a message mostly of whitespace may be cut a
+    little short of the limit).
+    """
+    window = text[: 4 * MAX_LINE_BYTES]
+    words = " ".join(window.split())
+    if len(window) == len(text) and (
+        len(words) <= MAX_LINE_BYTES // 4 or len(words.encode()) <= MAX_LINE_BYTES
+    ):
+        return words, False
+    start = words.encode()[: MAX_LINE_BYTES - 4].decode("utf-8", "ignore")  # room for " …"
+    space = start.rfind(" ")
+    if space > len(start) - 200:  # a word cut in two only when no space is near the end
+        start = start[:space]
+    return start + " …", True
+
+
+def long_note(day: dt.date, ident: str, text: str) -> str:
+    """The note that holds a long message whole: its date, and a link back to its line
+    (``source``); then the message with its own line ends, as cleaned and masked."""
+    source = f'"[[{day.isoformat()}#^{ident}]]"'
+    return f"---\ndate: {day.isoformat()}\ntype: long-text\nsource: {source}\n---\n\n{text}\n"
 
 
 def remember(
@@ -156,13 +270,23 @@ def remember(
         return Remembered(None, None, None, made.skipped, made.masked)
     rel, number = store_line(root, made, now.date(), daily_folder)
     if number is None:
-        return Remembered(rel, None, made.block_id, "already remembered", made.masked)
-    return Remembered(rel, number, made.block_id, None, made.masked)
+        return Remembered(
+            rel, None, made.block_id, "already remembered", made.masked, made.full_path
+        )
+    return Remembered(rel, number, made.block_id, None, made.masked, made.full_path)
 
 
-def _clean(value: str) -> str:
-    """A field value on one line, without the brackets that would end an inline field."""
-    return " ".join(value.replace("[", "(").replace("]", ")").split())
+def _field(value: str) -> tuple[str, int]:
+    """A field's value as its line holds it: cleaned as the words are (``clean_text``),
+    then on one line, without brackets, its secrets masked (``mask_field``)."""
+    return mask_field(clean_text(value))
+
+
+def _tag(value: str) -> tuple[str, int]:
+    """A tag as its line holds it, without its ``#``: one word (spaces as hyphens). A tag
+    that holds a secret is ``SECRET_TAG``: a tag cannot hold a marker's space."""
+    text, masked = _field(value)
+    return (SECRET_TAG, masked) if masked else (text.lstrip("#").replace(" ", "-"), 0)
 
 
 def local_time(when: dt.datetime) -> dt.datetime | None:
@@ -299,7 +423,8 @@ def store_lines(
     id is already in the note is left out (stored before).
 
     Raises:
-        NotStoredError: the lines could not be written, with the reason; none was stored.
+        NotStoredError: the lines could not be written, with the reason; none was stored
+            (a ``day`` no note can have, ``date_range``, among the reasons).
     """
     pairs = [(m.line, m.block_id) for m in made if m.line is not None and m.block_id is not None]
     rel = daily_note_path(day, folder)
@@ -311,10 +436,17 @@ def store_lines(
         return extra
 
     try:
+        check_day(day, "the note's date")  # every line filed under a date passes here
         path = inside_vault(root, rel)
         path.parent.mkdir(parents=True, exist_ok=True)
         with vault_write_lock(root / STATE_DIR):
-            done = append_text(path, addition)
+            created = _write_long_notes(root, made)  # first: a line never links to nothing
+            try:
+                done = append_text(path, addition)
+            except BaseException:
+                for note in created:
+                    note.unlink(missing_ok=True)
+                raise
     except VaultmemError as exc:
         raise NotStoredError(f"the memory was not stored: {exc}") from exc
     except OSError as exc:
@@ -326,6 +458,33 @@ def store_lines(
     last = (done[1] + extra).count("\n")
     first = last - len(appended) + 1
     return rel, {ident: first + n for n, ident in enumerate(appended)}
+
+
+def _write_long_notes(root: Path, made: list[Capture]) -> list[Path]:
+    """Write the notes that hold long messages whole (``Capture.full_path``); the ones
+    made now are returned. A note already there is left as it is: the same message was
+    stored before (its name holds the block id), or a person has edited it since.
+
+    Raises:
+        VaultmemError: a note could not be written (its path is a symlink, no space...).
+    """
+    created: list[Path] = []
+    try:
+        for capture_ in made:
+            if capture_.full_path is None or capture_.full_note is None:
+                continue
+            target = inside_vault(root, capture_.full_path)
+            try:
+                data = capture_.full_note.encode("utf-8")
+                if atomic_write(target, data, exclusive=True):
+                    created.append(target)
+            except OSError as exc:
+                raise VaultmemError(_os_reason(capture_.full_path, exc)) from exc
+    except BaseException:
+        for note in created:
+            note.unlink(missing_ok=True)
+        raise
+    return created
 
 
 def _os_reason(rel: str, exc: OSError) -> str:

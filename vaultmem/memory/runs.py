@@ -10,7 +10,7 @@ the caller's (``Vault``), so a run here touches only the notes and ``.vaultmem/`
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..config import Config
@@ -31,6 +31,7 @@ class Forgotten:
     changed: list[str]
     notices: list[str]
     commit: str | None
+    already: list[str] = field(default_factory=list)  # "path:line" forgotten before
 
 
 def consolidate(
@@ -94,7 +95,9 @@ def forget(
     today: dt.date,
 ) -> Forgotten:
     """Strike through (or with ``hard``, remove) the line ``ident`` names and the facts
-    distilled from it, then rebuild ``MEMORY.md``'s block; not committed yet.
+    distilled from it, then rebuild ``MEMORY.md``'s block; not committed yet. Lines
+    forgotten before are left as they are (``already``); when that is all of them,
+    nothing is written.
 
     Raises:
         VaultmemError: no line has that block id.
@@ -102,12 +105,16 @@ def forget(
     """
     run = Consolidation(root, config, today, "quick")
     plan = forget_plan(run, ident, reason=reason, hard=hard, today=today)
+    if not plan.touched:  # forgotten before: nothing to write, log or rebuild
+        return Forgotten(plan.block, [], [], [], None, plan.already)
     with vault_write_lock(root / STATE_DIR):
         changed, notices = plan.edits.apply(root, root / STATE_DIR)
         ledger.append(root, device, plan.events)
+    if plan.masked and not hard:  # said as remember says it (the reason is written now)
+        notices.append(f"{plan.masked} secret(s) masked in the reason before storing")
     after = Consolidation(root, config, today, "quick")
     more, _ = after.plan(memory_only=True).apply(root, root / STATE_DIR)
-    return Forgotten(plan.block, plan.lines, changed + more, notices, None)
+    return Forgotten(plan.block, plan.lines, changed + more, notices, None, plan.already)
 
 
 def rebuild_blocks(root: Path, config: Config, today: dt.date) -> list[str]:

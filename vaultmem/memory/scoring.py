@@ -230,7 +230,11 @@ SIGNALS: list[tuple[str, str, Cue]] = [
         "money",
         (
             re.compile(
-                r"[$€£¥]\s?\d|\d[\d,.]*\s?(?:万|元|块|美元|欧元|千|亿)|\b\d[\d,.]*\s?(?:usd|eur|gbp|rmb|dollars?|euros?)\b",
+                # Each run of digits, commas and dots is tried once, from where it starts:
+                # tried from each of its digits, it was read to its end from each.
+                r"[$€£¥]\s?\d|(?<![\d,.])[,.]*\d[\d,.]*+\s?(?:万|元|块|美元|欧元|千|亿)"
+                r"|(?<![\d,.])(?=[\d,.]*+\s?(?:usd|eur|gbp|rmb|dollars?|euros?)\b)"
+                r"(?:(?<!\w)|[\d,.]*?[,.])\d",
                 re.I,
             ),
             _DIGIT,
@@ -322,7 +326,8 @@ SIGNALS: list[tuple[str, str, Cue]] = [
         (
             re.compile(
                 r"\b\d{4}-\d{2}-\d{2}\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
-                r"\btomorrow\b|\bnext (?:week|month|year)\b|明天|后天|下周|下个月|\d+月\d+[日号]|"
+                r"\btomorrow\b|\bnext (?:week|month|year)\b|明天|后天|下周|下个月|"
+                r"(?<!\d)\d+月\d+[日号]|"  # a number from its first digit, not from each
                 r"周[一二三四五六日]",
                 re.I,
             ),

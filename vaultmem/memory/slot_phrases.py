@@ -134,8 +134,9 @@ def singular(word: str) -> str:
 
 
 def takes_back(before: str) -> bool:
-    """Whether the clause before a verb takes it back: "no longer", "used to", "不再"."""
-    return bool(w.NEGATED_BEFORE.search(before))
+    """Whether the clause before a verb takes it back: "no longer", "used to", "不再"
+    (and at most two words after it): read backwards, from the clause's end."""
+    return w.NEGATED_BEFORE_REVERSED.match(before[::-1]) is not None
 
 
 def clause_before(sentence: str, start: int) -> str:

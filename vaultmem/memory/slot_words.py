@@ -10,8 +10,13 @@ from __future__ import annotations
 import re
 
 CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-# A sentence ends at . ! ? (not in "Dr. Klein" or "3.12") or at Chinese stops.
-SENTENCE = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)[.!?]+\s+|[。！？；;\n]\s*")
+# A sentence ends at . ! ? (not in "Dr. Klein" or "3.12") or at Chinese stops. A run of
+# stops is tried where it starts (or one after it, after "Dr"): tried from each of its
+# stops, a long run was read to its end from each (quadratic).
+SENTENCE = re.compile(
+    r"(?:(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<![.!?])"
+    r"|(?<=\b(?:Dr|Mr|Ms|St)[.!?])|(?<=\bMrs[.!?]))[.!?]+\s+|[。！？；;\n]\s*"
+)
 # What any SENTENCE break holds, found by a scan for a character, not five look-behinds at
 # every position: most facts are one sentence.
 SENTENCE_HINT = re.compile(r"[.!?]\s|[。！？；;\n]")
@@ -118,10 +123,14 @@ VAGUE_PLACES = frozenset(
     "flat apartment house home town city countryside suburbs there here place new".split()
 )
 
-NEGATED_BEFORE = re.compile(
-    r"(?:\bnot|\bno longer|\bnever|n't|\bused to|\bformerly|\bno more|"
-    r"不再|不|没有|没|以前|曾经|原来)"
-    r"\s*(?:[\w']+\s+){0,2}$",
+# A clause that ends in a word taking back what follows, and at most two more words
+# ("no longer", "used to", "不再"): matched at the start of the clause written backwards
+# (``slot_phrases.takes_back``), so it is tried once. Searched forwards for an end of the
+# clause, it was tried from every "不" of a long clause and read to its end from each.
+NEGATED_BEFORE_REVERSED = re.compile(
+    r"(?:\s+[\w']+){0,2}\s*"
+    r"(?:ton\b|regnol on\b|reven\b|t'n|ot desu\b|ylremrof\b|erom on\b|"
+    r"再不|不|有没|没|前以|经曾|来原)",
     re.I,
 )
 NEGATED_AFTER = re.compile(r"\s*(?:anymore|any more|no more)\b", re.I)

@@ -1,9 +1,9 @@
 """``vaultmem validate``: problems in the vault a person should look at, with file and line.
 
 * ``broken-link``: one of vaultmem's own links that leads nowhere: a fact's ``[source:: ]``,
-  ``[confirmed_by:: ]``, ``[supersedes:: ]`` or ``[superseded_by:: ]``, or a link in a
-  generated block (``MEMORY.md``, topic pages), to no note or to a ``^block`` id the note
-  does not have;
+  ``[confirmed_by:: ]``, ``[supersedes:: ]`` or ``[superseded_by:: ]``, a daily line's
+  ``[full:: ]`` (the note holding a long message whole), or a link in a generated block
+  (``MEMORY.md``, topic pages), to no note or to a ``^block`` id the note does not have;
 * ``unresolved-link`` (severity ``info``): any other ``[[wikilink]]`` to a note that does
   not exist yet. Obsidian people link to notes they mean to write, so it is no error;
 * ``no-source``: a live fact line in ``facts/`` without a ``[source:: ]`` link;
@@ -13,7 +13,12 @@
 * ``sync-conflict``: the other side of a sync conflict, kept beside its note; its facts are
   not live until a person merges what they want into the note and deletes the copy;
 * ``missing-reference``: a daily-note entry that speaks of "this link" or "the command"
-  without holding a URL or a command.
+  without holding a URL or a command;
+* ``too-large``: a note over ``index.max_file_bytes``: search finds only its first part
+  (the line is the first one it does not find);
+* ``nul-byte``: a note holding NUL bytes: git takes it for a binary file (no diff, no
+  line merge), and the index reads them as U+FFFD;
+* ``binary``: a ``.md`` file that is no text (``files.read_note`` says when): not indexed.
 
 Every problem is an ``error`` but ``unresolved-link``, an ``info``; ``vaultmem validate``
 exits 1 on errors only. Template folders (``obsidian.py``) are not read: a template's
@@ -48,7 +53,7 @@ _REFERENCE = re.compile(
 
 
 # Inline fields whose links vaultmem writes and follows: a broken one is an error.
-OWN_FIELDS = ("source", "confirmed_by", "supersedes", "superseded_by")
+OWN_FIELDS = ("source", "confirmed_by", "supersedes", "superseded_by", "full")
 
 
 @dataclass(frozen=True)
@@ -66,15 +71,18 @@ class Problem:
 def validate(root: Path, config: Config) -> list[Problem]:
     """Every problem found, ordered by file and line."""
     notes: dict[str, str] = {}
+    hidden: list[Problem] = []
     for stat in scan_notes(root, config.index.exclude):
         if stat.skip_reason:
             continue
         read = read_note(root / stat.path, config.index.max_file_bytes)
+        # What hides a note's words from search, as the index met it (``read_note``).
+        hidden += [Problem(stat.path, i.line, i.kind, i.message) for i in read.issues]
         if read.text is not None:
             notes[stat.path] = read.text
     names = _link_targets(root, config, notes)
     blocks = {path: _block_ids(text) for path, text in notes.items()}
-    problems: list[Problem] = []
+    problems: list[Problem] = hidden
     fact_ids: defaultdict[str, list[tuple[str, int]]] = defaultdict(list)
     for path, text in sorted(notes.items()):
         if is_conflict_copy(path):

