@@ -52,6 +52,20 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 
 
 @pytest.fixture
+def utc() -> Iterator[None]:
+    """Local time is UTC for an in-process test (a real time zone change, undone afterwards)."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    yield
+    if before is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = before
+    time.tzset()
+
+
+@pytest.fixture
 def vault_path(tmp_path: Path) -> Path:
     """A new, empty vault made by ``Vault.init``."""
     path = tmp_path / "vault"

@@ -13,8 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +24,6 @@ from vaultmem.cli import cli
 
 SESSION = "5f0c8a2e-1b7d-4c1e-9a55-3d2f1e0b7c11"
 CONTEXT_ECHO = "<!-- vaultmem:context -->\n## Memory\n- Alice is allergic to peanuts"
-
-
-@pytest.fixture
-def utc() -> Iterator[None]:
-    """Local time is UTC for the test (a real time zone change, undone afterwards)."""
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    yield
-    if before is None:
-        del os.environ["TZ"]
-    else:
-        os.environ["TZ"] = before
-    time.tzset()
 
 
 def jsonl(path: Path, entries: list[dict[str, Any]], tail: str = "") -> Path:

@@ -105,22 +105,6 @@ def daily_notes(root: Path) -> list[str]:
     return sorted(p.name for p in (root / "memory").glob("*.md"))
 
 
-@pytest.fixture
-def utc() -> Iterator[None]:
-    """Local time is UTC for an in-process test (a real time zone change, undone)."""
-    import time
-
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    yield
-    if before is None:
-        del os.environ["TZ"]
-    else:
-        os.environ["TZ"] = before
-    time.tzset()
-
-
 # -- transcripts as each host writes them ------------------------------------------------
 
 HOSTS = ["claude-code", "codex", "openclaw", "jsonl"]

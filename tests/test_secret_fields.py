@@ -16,20 +16,17 @@ import random
 import string
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from functools import partial
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import git
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
 from click.testing import CliRunner
 from conftest import write
-from mcp.client.session import ClientSession  # the SDK is a test dependency
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp_types import CallToolResult
+from test_mcp import Client, connect, server_env
 
 from vaultmem import Vault
 from vaultmem.cli import cli
@@ -193,47 +190,21 @@ def test_a_forget_reason_without_a_secret_is_kept_and_not_warned_about(vault: Va
 # ---- MCP: the real SDK client, the real server --------------------------------------------
 
 
-class Client:
-    """A blocking face on an SDK ``ClientSession`` running in a portal's event loop."""
-
-    def __init__(self, portal: BlockingPortal, session: ClientSession) -> None:
-        self.portal = portal
-        self.session = session
-
-    def ok(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Call a tool that must succeed; its structured content."""
-        result = self.portal.call(partial(self.session.call_tool, name, arguments))
-        assert isinstance(result, CallToolResult) and not result.is_error, result.content
-        assert result.structured_content is not None
-        return result.structured_content
-
-
 @contextmanager
 def mcp_client(root: Path, home: Path) -> Iterator[Client]:
     """``python -m vaultmem mcp --vault ROOT`` over stdio, with an initialised session."""
-    gitconfig = home / ".gitconfig"
-    gitconfig.write_text("[user]\n\tname = Test User\n\temail = test@example.com\n")
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "vaultmem", "mcp", "--vault", str(root)],
-        env={"HOME": str(home), "GIT_CONFIG_GLOBAL": str(gitconfig), "GIT_CONFIG_NOSYSTEM": "1"},
+        env=server_env(home),
     )
-
-    @asynccontextmanager
-    async def session() -> AsyncIterator[ClientSession]:
-        with (root.parent / "stderr.log").open("w") as errlog:
-            async with (
-                stdio_client(params, errlog=errlog) as (read, write),
-                ClientSession(read, write) as opened,
-            ):
-                await opened.initialize()
-                yield opened
-
+    stray: list[Exception] = []
     with (
-        start_blocking_portal() as portal,
-        portal.wrap_async_context_manager(session()) as opened,
+        (root.parent / "stderr.log").open("w") as errlog,
+        connect(stdio_client(params, errlog=errlog), stray) as client,
     ):
-        yield Client(portal, opened)
+        yield client
+    assert not stray
 
 
 def test_mcp_remember_and_forget_store_no_secret_of_any_field(
