@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultmem.config import MemoryConfig
-from vaultmem.memory.factset import FactSet
+from vaultmem.memory.pipeline.factset import FactSet
 
 PAIRS = Path(__file__).resolve().parents[1] / "tests" / "data" / "conflict_pairs.json"
 LABELS = ("conflict", "subsumes", "duplicate", "compatible")

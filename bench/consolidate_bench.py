@@ -55,8 +55,8 @@ def timed(root: Path, mode: str, today: str) -> dict[str, float]:
 
 
 def distilled_keys(root: Path) -> set[str]:
-    from vaultmem.memory.facts import Fact, parse_entries
-    from vaultmem.memory.ledger import Ledger
+    from vaultmem.memory.pipeline.facts import Fact, parse_entries
+    from vaultmem.memory.pipeline.ledger import Ledger
 
     keys = set(Ledger.read(root).distilled)
     for folder in ("facts", "archive"):

@@ -27,7 +27,7 @@ import numpy as np
 
 from vaultmem import Vault
 from vaultmem.embeddings import matrix as matrices
-from vaultmem.embeddings.semantic import open_vectors
+from vaultmem.search.semantic import open_vectors
 
 
 def vaultmem(*args: str) -> tuple[float, str]:

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from vaultmem import Vault
 from vaultmem.embeddings.floor import Gate, background
-from vaultmem.embeddings.semantic import fuse, open_vectors, semantic_hits
-from vaultmem.search import search as keyword_search
+from vaultmem.search.keyword import search as keyword_search
+from vaultmem.search.semantic import fuse, open_vectors, semantic_hits
 
 EVAL_FILES = {"queries.jsonl", "adversarial.jsonl", "manifest.json", "README.md"}
 

@@ -15,7 +15,7 @@ import re
 import time
 from pathlib import Path
 
-from vaultmem.memory.scoring import entities, score
+from vaultmem.memory.language.scoring import entities, score
 
 TURN = re.compile(r"^- \*\*(?P<who>[^*]+)\*\*:?\s*(?P<text>.*?)\s*(?:\^(?P<id>[\w-]+))?\s*$")
 

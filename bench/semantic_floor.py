@@ -52,7 +52,7 @@ import numpy.typing as npt
 from vaultmem import Vault
 from vaultmem.embeddings.embedders import Floor
 from vaultmem.embeddings.floor import Background, Gate, background
-from vaultmem.embeddings.semantic import Vectors, open_vectors
+from vaultmem.search.semantic import Vectors, open_vectors
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

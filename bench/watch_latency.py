@@ -45,9 +45,9 @@ from pathlib import Path
 from typing import TextIO
 
 from vaultmem import Vault
-from vaultmem.index_text import TextStore
-from vaultmem.indexing import plan_changes
-from vaultmem.watch import daemon_pid
+from vaultmem.daemon.watch import daemon_pid
+from vaultmem.index.runs import plan_changes
+from vaultmem.index.text import TextStore
 
 
 def wait(condition, timeout: float = 120.0, step: float = 0.001) -> float:  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from vaultmem import Vault
-from vaultmem.index_text import TextStore
+from vaultmem.index.text import TextStore
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 # The fields of one search hit in --json output, as docs/json-output.md lists them.

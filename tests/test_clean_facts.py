@@ -13,13 +13,13 @@ from conftest import write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
-from vaultmem.context import block_of
-from vaultmem.memory.categories import is_lesson
-from vaultmem.memory.dates import resolve_dates
-from vaultmem.memory.extract import extract
-from vaultmem.memory.facts import parse_entries
-from vaultmem.memory.people import about, people
-from vaultmem.memory.wording import strip_triggers
+from vaultmem.memory.language.categories import is_lesson
+from vaultmem.memory.language.dates import resolve_dates
+from vaultmem.memory.language.extract import extract
+from vaultmem.memory.language.people import about, people
+from vaultmem.memory.language.triggers import strip_triggers
+from vaultmem.memory.pipeline.facts import parse_entries
+from vaultmem.notes.generated_block import block_of
 
 MONDAY = dt.date(2026, 11, 23)
 HEADER = "---\ndate: {day}\ntype: daily\n---\n\n# {day}\n\n"

@@ -14,8 +14,8 @@ from conftest import run_cli, write
 
 from vaultmem import Vault
 from vaultmem.config import MemoryConfig
-from vaultmem.memory.facts import parse_entries
-from vaultmem.memory.factset import FactSet
+from vaultmem.memory.pipeline.facts import parse_entries
+from vaultmem.memory.pipeline.factset import FactSet
 
 PAIRS = Path(__file__).parent / "data" / "conflict_pairs.json"
 

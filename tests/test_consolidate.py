@@ -18,12 +18,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vaultmem import Vault
-from vaultmem.context import BEGIN, END, block_of, count_tokens
-from vaultmem.memory import edits as edits_module
-from vaultmem.memory import ledger as ledger_module
-from vaultmem.memory.extract import Metadata
-from vaultmem.memory.facts import Entry, Fact, parse_entries, parse_entry, render_fact
-from vaultmem.memory.ledger import Ledger
+from vaultmem.memory.language.extract import Metadata
+from vaultmem.memory.pipeline import edits as edits_module
+from vaultmem.memory.pipeline import ledger as ledger_module
+from vaultmem.memory.pipeline.facts import Entry, Fact, parse_entries, parse_entry, render_fact
+from vaultmem.memory.pipeline.ledger import Ledger
+from vaultmem.notes.generated_block import BEGIN, END, block_of, count_tokens
 
 DAY = dt.date(2026, 11, 22)
 HEADER = "---\ndate: {day}\ntype: daily\n---\n\n# {day}\n\n"

@@ -27,12 +27,12 @@ from conftest import run_cli, write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
-from vaultmem.collector import young_collections_only
-from vaultmem.memory import reading as reading_module
-from vaultmem.memory.consolidate import Consolidation
-from vaultmem.memory.facts import parse_entry
-from vaultmem.memory.factset import FactSet, _most_shared
-from vaultmem.memory.reading import Admitted, People
+from vaultmem.memory.pipeline import reading as reading_module
+from vaultmem.memory.pipeline.consolidate import Consolidation
+from vaultmem.memory.pipeline.facts import parse_entry
+from vaultmem.memory.pipeline.factset import FactSet, _most_shared
+from vaultmem.memory.pipeline.gc_pause import young_collections_only
+from vaultmem.memory.pipeline.reading import Admitted, People
 
 DAY = dt.date(2026, 11, 22)
 NOTES = 120  # over the 100 daily notes from which a terminal gets a bar
@@ -136,7 +136,7 @@ def test_bounded_lookup_keeps_every_verdict(monkeypatch: pytest.MonkeyPatch) -> 
     def every_candidate(numbers: list[int], held: list[Any], *_: Any) -> Iterator[Any]:
         return ((number, held[number], False) for number in numbers)
 
-    monkeypatch.setattr("vaultmem.memory.factset._sift", every_candidate)
+    monkeypatch.setattr("vaultmem.memory.pipeline.factset._sift", every_candidate)
     assert bounded == verdicts()
     assert bounded[:7] == [
         ("k0", "conflict"),

@@ -33,7 +33,7 @@ from conftest import wait_for, write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
-from vaultmem.watch import daemon_pid
+from vaultmem.daemon.watch import daemon_pid
 
 LIMIT = 40  # inotify watches the daemon's user may hold, in its own user namespace
 DEADLINE = 30.0  # a hang guard only: nothing here asserts a speed

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultmem.memory.edits import _BLOCK_IDS, Edits, _append, _edit
+from vaultmem.memory.pipeline.edits import _BLOCK_IDS, Edits, _append, _edit
 
 IDS = ["a1", "b-2", "f09a", "x"]
 PIECES = st.sampled_from(

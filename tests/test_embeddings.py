@@ -23,9 +23,9 @@ from embed_server import EmbedServer, embed_server
 
 from vaultmem import Vault
 from vaultmem.cli import cli
+from vaultmem.daemon.watch import running_watcher
 from vaultmem.embeddings import matrix as matrices
 from vaultmem.errors import EmbeddingError, VaultmemError
-from vaultmem.watch import running_watcher
 
 NOTES = {
     "projects/db.md": "# Databases\n\nWe decided to use PostgreSQL 16 for the main store.\n\n"

@@ -25,10 +25,10 @@ from test_embeddings import use_server
 
 from vaultmem import Vault
 from vaultmem.cli import cli
+from vaultmem.daemon.watch import running_watcher
 from vaultmem.embeddings import matrix as matrices
 from vaultmem.embeddings.store import EMBEDDABLE, embedded_text, text_hash
-from vaultmem.index_text import TextStore
-from vaultmem.watch import running_watcher
+from vaultmem.index.text import TextStore
 
 
 @pytest.fixture

@@ -23,9 +23,9 @@ from test_embeddings import NOTES, use_server
 
 from vaultmem import Vault
 from vaultmem.cli import cli
+from vaultmem.daemon.watch import running_watcher
 from vaultmem.embeddings import matrix as matrices
 from vaultmem.errors import EmbeddingError
-from vaultmem.watch import running_watcher
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vaultmem.memory.extract import extract
+from vaultmem.memory.language.extract import extract
 
 
 def test_urls_and_repositories() -> None:

@@ -27,7 +27,7 @@ import pytest
 from conftest import snapshot, two_devices
 
 from vaultmem import Vault
-from vaultmem.state import TEMP_PREFIX
+from vaultmem.notes.state import TEMP_PREFIX
 
 ROUNDS = 36
 

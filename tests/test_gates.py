@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.memory import (
+from vaultmem.memory.language import (
     categories,
     conflicts,
     dates,
@@ -28,9 +28,11 @@ from vaultmem.memory import (
     scoring,
     secrets,
     slots,
-    wording,
 )
-from vaultmem.memory.gates import Gate, Gated, Line, fold
+from vaultmem.memory.language import (
+    triggers as wording,
+)
+from vaultmem.memory.language.gates import Gate, Gated, Line, fold
 
 DATA = Path(__file__).parent / "data"
 _WORD_CHAR = re.compile(r"\w")

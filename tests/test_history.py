@@ -14,7 +14,7 @@ from conftest import write
 
 from vaultmem import GitError, Vault, VaultmemError
 from vaultmem.cli import cli
-from vaultmem.history import describe_changes
+from vaultmem.git.history import describe_changes
 
 
 def test_commit_says_what_changed(vault: Vault) -> None:

@@ -34,9 +34,9 @@ from test_mcp import Client, connect, server_env
 
 from vaultmem import Vault
 from vaultmem.cli import cli
-from vaultmem.date_range import DateOutOfRangeError
 from vaultmem.errors import NotStoredError
-from vaultmem.memory.remember import daily_note_path
+from vaultmem.memory.pipeline.remember import daily_note_path
+from vaultmem.notes.date_range import DateOutOfRangeError
 
 RANGE = "1900-01-01 to 2100-12-31"
 NUL = "a\x00b.md"

@@ -33,8 +33,8 @@ from hypothesis import strategies as st
 
 from vaultmem import Vault
 from vaultmem.errors import NotStoredError
-from vaultmem.memory import remember as remember_module
-from vaultmem.memory.remember import MAX_LINE_BYTES, block_id, capture, clean_text
+from vaultmem.memory.pipeline import remember as remember_module
+from vaultmem.memory.pipeline.remember import MAX_LINE_BYTES, block_id, capture, clean_text
 
 NOON = dt.datetime(2026, 11, 22, 12, 5)
 DAY = "2026-11-22"

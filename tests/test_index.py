@@ -14,12 +14,12 @@ import pytest
 from conftest import write
 
 from vaultmem import IndexLockedError, Vault, VaultmemError
-from vaultmem.chunk import make_chunks
-from vaultmem.files import FileStat
-from vaultmem.index import SCHEMA_VERSION, SCOPED_CACHE_KIB, IndexedState
-from vaultmem.index_text import TextStore
-from vaultmem.indexing import plan_changes
-from vaultmem.parse import parse_document
+from vaultmem.index.chunk import make_chunks
+from vaultmem.index.database import SCHEMA_VERSION, SCOPED_CACHE_KIB, IndexedState
+from vaultmem.index.runs import plan_changes
+from vaultmem.index.text import TextStore
+from vaultmem.notes.files import FileStat
+from vaultmem.notes.parse import parse_document
 
 
 def rows(vault: Vault, sql: str, *params: object) -> list[tuple[object, ...]]:
@@ -309,10 +309,10 @@ def test_parallel_and_serial_indexing_agree(vault: Vault, monkeypatch: pytest.Mo
             f"memory/2026-01-{i % 28 + 1:02d}-{i}.md",
             f"# Day {i}\n\n- item {i} 预算{i}\n",
         )
-    monkeypatch.setattr("vaultmem.prepare.PARALLEL_MIN_FILES", 10)
+    monkeypatch.setattr("vaultmem.index.prepare.PARALLEL_MIN_FILES", 10)
     vault.reindex()
     parallel = chunk_rows(vault)
-    monkeypatch.setattr("vaultmem.prepare.PARALLEL_MIN_FILES", 10_000)
+    monkeypatch.setattr("vaultmem.index.prepare.PARALLEL_MIN_FILES", 10_000)
     vault.reindex()
     assert chunk_rows(vault) == parallel
 
@@ -341,7 +341,7 @@ def test_an_unexpected_failure_in_one_note_is_recorded_not_fatal(
             raise RuntimeError("boom")
         return parse_document(text)
 
-    monkeypatch.setattr("vaultmem.prepare.parse_document", explode)
+    monkeypatch.setattr("vaultmem.index.prepare.parse_document", explode)
     vault.index()
     assert warnings_of(vault, "bad.md") == ["skipped: could not be indexed (RuntimeError: boom)"]
     assert vault.search("good")[0].path == "good.md"

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-import vaultmem.prepare
+import vaultmem.index.prepare
 from vaultmem import Vault
-from vaultmem.files import scan_notes
-from vaultmem.index import FREE_PAGES_MIN
-from vaultmem.index_write import packed_chunk_id
-from vaultmem.prepare import BATCH_NOTES, BATCHES_AHEAD, Job, parallel_map, prepare_file
+from vaultmem.index.database import FREE_PAGES_MIN
+from vaultmem.index.prepare import BATCH_NOTES, BATCHES_AHEAD, Job, parallel_map, prepare_file
+from vaultmem.index.writer import packed_chunk_id
+from vaultmem.notes.files import scan_notes
 
 
 def note(i: int, words: int = 40) -> str:
@@ -172,7 +172,7 @@ def prepared_ahead(root: Path, monkeypatch: pytest.MonkeyPatch) -> int:
     writer holds the first one."""
     log = root / "prepared.log"
     monkeypatch.setattr(sys.modules[__name__], "PREPARED_LOG", log)
-    monkeypatch.setattr(vaultmem.prepare, "prepare_file", counted_prepare)
+    monkeypatch.setattr(vaultmem.index.prepare, "prepare_file", counted_prepare)
     jobs: list[Job] = [(str(root), s, None, 1 << 20, 2000) for s in scan_notes(root, ())]
     if threading.active_count() != 1:
         pytest.skip("worker processes are forked only from a process with no other thread")
@@ -204,7 +204,7 @@ def test_a_batch_of_large_notes_is_cut_short_by_their_bytes(
 ) -> None:
     for i in range(600):
         write(tmp_path, f"n/{i}.md", f"- note {i} " + "word " * 200 + "\n")  # 1 kB each
-    monkeypatch.setattr(vaultmem.prepare, "BATCH_BYTES", 4000)  # four notes a batch
+    monkeypatch.setattr(vaultmem.index.prepare, "BATCH_BYTES", 4000)  # four notes a batch
     assert 0 < prepared_ahead(tmp_path, monkeypatch) <= (BATCHES_AHEAD + 1) * 4
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-import vaultmem.index_text
+import vaultmem.index.text
 from vaultmem import Vault
-from vaultmem.index_text import TextStore, packer, train, unpack
+from vaultmem.index.text import TextStore, packer, train, unpack
 
 LINES = [
     "- **user** We decided to use PostgreSQL 16 for Atlas, the billing service. ^s{n}-1",
@@ -93,7 +93,7 @@ def test_a_rebuild_stores_texts_compressed_and_reads_them_back(vault_path: Path)
 def test_an_index_growing_from_empty_trains_its_dictionary_once_it_is_big_enough(
     vault_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(vaultmem.index_text, "TRAIN_MIN", 60)
+    monkeypatch.setattr(vaultmem.index.text, "TRAIN_MIN", 60)
     with Vault(vault_path) as vault:
         for n in range(6):  # note by note, as the daemon writes them: 8 chunks each
             write(vault_path, f"memory/2026-02-{n + 1:02d}.md", note(n))
@@ -147,7 +147,7 @@ def test_pack_and_unpack_round_trip_every_kind_of_text() -> None:
         "\n".join(f"- item {i} of a long list" for i in range(50)),
     ]
     zdict = train(texts * 5)
-    assert 0 < len(zdict) <= vaultmem.index_text.DICT_BYTES
+    assert 0 < len(zdict) <= vaultmem.index.text.DICT_BYTES
     pack = packer(7, zdict)
     for text in texts:
         form = pack(text)

@@ -23,29 +23,29 @@ from click.testing import CliRunner
 from conftest import write
 
 from vaultmem import Vault
-from vaultmem.agent.formats import clean
 from vaultmem.cli import cli
 from vaultmem.errors import QueryTooLongError
-from vaultmem.memory.conflicts import replaced, units, words
-from vaultmem.memory.dates import resolve_dates
-from vaultmem.memory.extract import extract
-from vaultmem.memory.facts import Entry, Fact, parse_entry
-from vaultmem.memory.gates import Line
-from vaultmem.memory.people import about, people
-from vaultmem.memory.scoring import entities, score
-from vaultmem.memory.slots import slots
-from vaultmem.memory.wording import strip_triggers
-from vaultmem.parse import parse_document
-from vaultmem.query import (
+from vaultmem.index.terms import bigrams, split_cjk
+from vaultmem.memory.language.conflicts import replaced, units, words
+from vaultmem.memory.language.dates import resolve_dates
+from vaultmem.memory.language.extract import extract
+from vaultmem.memory.language.gates import Line
+from vaultmem.memory.language.people import about, people
+from vaultmem.memory.language.scoring import entities, score
+from vaultmem.memory.language.slots import slots
+from vaultmem.memory.language.triggers import strip_triggers
+from vaultmem.memory.pipeline.facts import Entry, Fact, parse_entry
+from vaultmem.memory.pipeline.transcript_formats import clean
+from vaultmem.notes.parse import parse_document
+from vaultmem.search.query import (
     MAX_QUERY_CHARS,
     MAX_QUERY_TERMS,
     highlight_spans,
     parse_query,
     query_problem,
 )
-from vaultmem.results import MENTION
-from vaultmem.terms import bigrams, split_cjk
-from vaultmem.word_forms import forms_of
+from vaultmem.search.results import MENTION
+from vaultmem.search.word_forms import forms_of
 
 N = 300  # characters of the small input; the large one has ten times as many
 MOST_GROWTH = 30.0  # a linear function grows about 10x; a quadratic one 100x

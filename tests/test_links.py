@@ -10,8 +10,8 @@ import pytest
 from conftest import copy_shared, write
 
 from vaultmem import Vault
-from vaultmem.memory.scoring import entities
-from vaultmem.parse import find_links, find_tags, iter_links, note_links
+from vaultmem.memory.language.scoring import entities
+from vaultmem.notes.parse import find_links, find_tags, iter_links, note_links
 
 # -- the escaped pipe ---------------------------------------------------------------------
 

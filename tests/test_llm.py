@@ -20,10 +20,10 @@ from llm_server import LLMServer, base_url, llm_server, pair_answers, place_answ
 from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.config import LLMConfig, MemoryConfig
-from vaultmem.llm import open_judge
-from vaultmem.memory.conflicts import Match
-from vaultmem.memory.facts import parse_entries
-from vaultmem.memory.factset import FactSet
+from vaultmem.memory.language.conflicts import Match
+from vaultmem.memory.pipeline.facts import parse_entries
+from vaultmem.memory.pipeline.factset import FactSet
+from vaultmem.memory.pipeline.judge import open_judge
 
 DAY = dt.date(2026, 11, 24)
 HEADER = "---\ndate: {day}\ntype: daily\n---\n\n# {day}\n\n"

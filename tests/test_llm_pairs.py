@@ -17,9 +17,9 @@ import pytest
 from llm_server import Script, base_url, llm_server, pair_answers
 
 from vaultmem.config import LLMConfig, MemoryConfig
-from vaultmem.llm import Judge, open_judge
-from vaultmem.memory.conflicts import Match
-from vaultmem.memory.factset import FactSet
+from vaultmem.memory.language.conflicts import Match
+from vaultmem.memory.pipeline.factset import FactSet
+from vaultmem.memory.pipeline.judge import Judge, open_judge
 
 PAIRS = Path(__file__).parent / "data" / "conflict_pairs.json"
 # The rules' verdicts as labels: "similar" facts are both kept, which is "compatible".

@@ -30,7 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 
 from vaultmem import Vault
-from vaultmem.query import MAX_QUERY_CHARS, MAX_QUERY_TERMS, query_problem
+from vaultmem.search.query import MAX_QUERY_CHARS, MAX_QUERY_TERMS, query_problem
 
 # A query just within the bounds: 32 words found in a quarter of the vault's lines each and
 # 32 found in about one line of ten. Ranking it weighs all 10,000 lines by 64 terms, over

@@ -3,7 +3,7 @@ and only two changes to the same words are a conflict."""
 
 from __future__ import annotations
 
-from vaultmem.merge import (
+from vaultmem.notes.merge import (
     is_conflict_copy,
     kind_of,
     merge_by_block_id,

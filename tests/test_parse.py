@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vaultmem.parse import (
+from vaultmem.notes.parse import (
     code_ranges,
     find_block_id,
     find_fields,

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vaultmem import Vault
-from vaultmem.agent.recall import MARKER, link_to
 from vaultmem.cli import cli
-from vaultmem.context import count_tokens
 from vaultmem.errors import AmbiguousIdError, ConfigError, PathOutsideVaultError, VaultmemError
+from vaultmem.notes.generated_block import count_tokens
+from vaultmem.recall.context_block import MARKER, link_to
 
 TODAY = dt.date(2026, 11, 22)
 YESTERDAY = "2026-11-21"

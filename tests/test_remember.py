@@ -11,9 +11,9 @@ import pytest
 from conftest import write
 
 from vaultmem import Vault, VaultmemError
-from vaultmem.memory.remember import block_id
-from vaultmem.memory.secrets import mask_secrets
-from vaultmem.writes import update_text
+from vaultmem.memory.language.secrets import mask_secrets
+from vaultmem.memory.pipeline.remember import block_id
+from vaultmem.notes.writes import update_text
 
 NOON = dt.datetime(2026, 11, 22, 12, 5)
 

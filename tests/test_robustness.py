@@ -21,7 +21,7 @@ from conftest import SHARED, as_unprivileged, chunk_rows, wait_for, write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
-from vaultmem.watch import running_watcher
+from vaultmem.daemon.watch import running_watcher
 
 DEADLINE = 60.0
 SECRET = "outsidesecretword"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vaultmem.config import ScoringConfig
-from vaultmem.memory.scoring import entities, score
+from vaultmem.memory.language.scoring import entities, score
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,9 @@ import pytest
 from conftest import HIT_FIELDS, copy_shared, write
 
 from vaultmem import Vault
-from vaultmem.query import parse_query
-from vaultmem.search import Hit
-from vaultmem.search import search as run_search
+from vaultmem.search.keyword import Hit
+from vaultmem.search.keyword import search as run_search
+from vaultmem.search.query import parse_query
 
 
 @pytest.fixture

@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-from vaultmem import Vault, ranking
-from vaultmem.query import parse_query
-from vaultmem.ranking import EXACT_ROWS
-from vaultmem.results import candidates
-from vaultmem.search import MAX_LIMIT
-from vaultmem.search import search as keyword_search
+from vaultmem import Vault
+from vaultmem.search import ranking
+from vaultmem.search.keyword import MAX_LIMIT
+from vaultmem.search.keyword import search as keyword_search
+from vaultmem.search.query import parse_query
+from vaultmem.search.ranking import EXACT_ROWS
+from vaultmem.search.results import candidates
 
 
 def fill(vault: Vault, days: int, start: int = 1, lines: int = 50) -> None:

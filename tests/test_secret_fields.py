@@ -30,9 +30,9 @@ from test_mcp import Client, connect, server_env
 
 from vaultmem import Vault
 from vaultmem.cli import cli
-from vaultmem.memory.facts import parse_entry
-from vaultmem.memory.remember import SECRET_TAG
-from vaultmem.memory.secrets import FIELD_MASK, MASK, find_secrets
+from vaultmem.memory.language.secrets import FIELD_MASK, MASK, find_secrets
+from vaultmem.memory.pipeline.facts import parse_entry
+from vaultmem.memory.pipeline.remember import SECRET_TAG
 
 
 def token(prefix: str, length: int, alphabet: str = string.ascii_letters + string.digits) -> str:

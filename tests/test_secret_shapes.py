@@ -19,7 +19,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultmem.memory.secrets import FIELD_MASK, MASK, find_secrets, mask_field, mask_secrets
+from vaultmem.memory.language.secrets import (
+    FIELD_MASK,
+    MASK,
+    find_secrets,
+    mask_field,
+    mask_secrets,
+)
 
 # A wallet's recovery words: twelve of them, BIP-39 words or not.
 SEED = "abandon ability able about above absent absorb abstract absurd abuse access accident"

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from vaultmem import Vault
 from vaultmem.cli import cli
-from vaultmem.memory.secrets import MASK, find_secrets, mask_secrets
+from vaultmem.memory.language.secrets import MASK, find_secrets, mask_secrets
 
 
 def token(prefix: str, length: int, alphabet: str = string.ascii_letters + string.digits) -> str:

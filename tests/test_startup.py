@@ -34,21 +34,31 @@ main()
 """
 
 LIBRARIES = {"yaml", "git", "watchdog", "numpy", "sqlite_utils", "mcp", "pydantic"}
-INDEX_RUN = {"vaultmem.indexing", "vaultmem.prepare", "multiprocessing", "concurrent.futures"}
-MEMORY_RULES = {
-    "vaultmem.memory.extract",
-    "vaultmem.memory.dates",
-    "vaultmem.memory.people",
-    "vaultmem.memory.slot_words",
-    "vaultmem.memory.consolidate",
+INDEX_RUN = {
+    "vaultmem.index.runs",
+    "vaultmem.index.prepare",
+    "multiprocessing",
+    "concurrent.futures",
 }
-WRITES = {"vaultmem.memory.remember", "vaultmem.memory.secrets", "tempfile", "ctypes"}
+MEMORY_RULES = {
+    "vaultmem.memory.language.extract",
+    "vaultmem.memory.language.dates",
+    "vaultmem.memory.language.people",
+    "vaultmem.memory.language.slot_words",
+    "vaultmem.memory.pipeline.consolidate",
+}
+WRITES = {
+    "vaultmem.memory.pipeline.remember",
+    "vaultmem.memory.language.secrets",
+    "tempfile",
+    "ctypes",
+}
 OTHER_PARTS = {
-    "vaultmem.history",
-    "vaultmem.watch",
-    "vaultmem.sync",
-    "vaultmem.embeddings.semantic",
-    "vaultmem.agent.transcripts",
+    "vaultmem.git.history",
+    "vaultmem.daemon.watch",
+    "vaultmem.git.sync",
+    "vaultmem.search.semantic",
+    "vaultmem.memory.pipeline.transcripts",
     "vaultmem.agent.mcp",
     "socket",
 }
@@ -65,18 +75,18 @@ OTHER_COMMANDS = {
     "vaultmem.cli.hooks",
     "vaultmem.cli.mcp",
     "vaultmem.cli.memory",
-    "vaultmem.context",
+    "vaultmem.notes.generated_block",
     "vaultmem.agent.hooks",
-    "vaultmem.agent.formats",
+    "vaultmem.memory.pipeline.transcript_formats",
 }
 # What a keyword search of a built index does without: reading and parsing notes, making
 # ids (hashlib loads OpenSSL), writing rows, ``vaultmem status``, git.
 NOT_FOR_SEARCH = {
-    "vaultmem.files",
-    "vaultmem.chunk",
-    "vaultmem.index_write",
+    "vaultmem.notes.files",
+    "vaultmem.index.chunk",
+    "vaultmem.index.writer",
     "vaultmem.status",
-    "vaultmem.versioning",
+    "vaultmem.git.versioning",
     "markdown_it_pyrs",
     "hashlib",
     "fcntl",  # the write lock's
@@ -135,7 +145,7 @@ def test_keyword_search_loads_only_what_a_search_needs(
     assert modules & NOT_FOR_READS == set()
     assert modules & OTHER_COMMANDS == set()
     assert modules & NOT_FOR_SEARCH == set()
-    assert "vaultmem.search" in modules  # the driver really searched
+    assert "vaultmem.search.keyword" in modules  # the driver really searched
 
 
 def test_a_search_of_a_vault_without_config_file_loads_no_toml_parser(
@@ -146,7 +156,7 @@ def test_a_search_of_a_vault_without_config_file_loads_no_toml_parser(
     (Path(indexed) / ".vaultmem" / "config.toml").unlink()
     modules = loaded_modules(tmp_path, "search", "peanuts", "--vault", indexed)
     assert "tomllib" not in modules
-    assert "vaultmem.search" in modules
+    assert "vaultmem.search.keyword" in modules
 
 
 def test_each_command_is_defined_by_the_module_the_group_imports_for_it() -> None:
@@ -183,10 +193,10 @@ def test_status_and_a_no_op_index_load_no_numpy_nor_sqlite_utils(
 # What an index run needs only to read a note that changed (``prepare.py`` and its
 # imports: the parser, the chunker, the row writer, hashlib's OpenSSL).
 READING_NOTES = {
-    "vaultmem.prepare",
-    "vaultmem.parse",
-    "vaultmem.chunk",
-    "vaultmem.index_write",
+    "vaultmem.index.prepare",
+    "vaultmem.notes.parse",
+    "vaultmem.index.chunk",
+    "vaultmem.index.writer",
     "markdown_it_pyrs",
     "hashlib",
 }
@@ -195,10 +205,10 @@ READING_NOTES = {
 # What only a search needs: the command's module, the query parser, the ranking.
 SEARCHING = {
     "vaultmem.cli.search",
-    "vaultmem.retrieval",
-    "vaultmem.search",
-    "vaultmem.query",
-    "vaultmem.ranking",
+    "vaultmem.search.retrieval",
+    "vaultmem.search.keyword",
+    "vaultmem.search.query",
+    "vaultmem.search.ranking",
 }
 
 
@@ -215,7 +225,7 @@ def test_a_no_op_index_reads_no_note_and_loads_nothing_to_read_one(
     modules = loaded_modules(tmp_path, "index", "--vault", vault)
     assert modules & READING_NOTES == set()
     assert modules & SEARCHING == set()
-    assert "vaultmem.indexing" in modules  # the driver really ran an index run
+    assert "vaultmem.index.runs" in modules  # the driver really ran an index run
     (example_vault.root / "MEMORY.md").write_text("# Memory\n\nchanged words\n")
     assert READING_NOTES - {"markdown_it_pyrs"} <= loaded_modules(
         tmp_path, "index", "--vault", vault

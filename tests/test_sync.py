@@ -17,7 +17,7 @@ import pytest
 from conftest import two_devices, write
 
 from vaultmem import GitError, Vault
-from vaultmem.context import replace_block
+from vaultmem.notes.generated_block import replace_block
 
 
 def clone(bare: Path, dest: Path) -> Vault:
@@ -183,7 +183,7 @@ def test_random_rounds_on_two_devices_lose_no_line(devices: tuple[Vault, Vault])
 def test_the_daemon_commits_after_quiet_time_and_syncs_on_an_interval(
     devices: tuple[Vault, Vault],
 ) -> None:
-    from vaultmem.watch import running_watcher
+    from vaultmem.daemon.watch import running_watcher
 
     a, b = devices
     with running_watcher(Vault(a.root), autocommit=0.3, sync_every=1.0):
@@ -443,7 +443,7 @@ def test_lines_written_while_sync_merges_are_kept(
 ) -> None:
     """A person appends to a note, and another agent remembers, at the very moment sync is
     merging that note: both lines survive (the agent's waits for the merge's lock)."""
-    import vaultmem.sync
+    import vaultmem.git.sync
 
     a, b = devices
     day = dt.datetime(2026, 7, 1, 9, 0)
@@ -451,7 +451,7 @@ def test_lines_written_while_sync_merges_are_kept(
     a.remember("written on A before the sync", now=day)
     b.remember("written on B before the sync", now=day)
     b.sync()
-    real = vaultmem.sync.merge_file
+    real = vaultmem.git.sync.merge_file
     agents: list[subprocess.Popen[str]] = []
 
     def merge_while_others_write(path: str, *texts: str) -> object:
@@ -469,7 +469,7 @@ def test_lines_written_while_sync_merges_are_kept(
             )
         return real(path, *texts)
 
-    monkeypatch.setattr(vaultmem.sync, "merge_file", merge_while_others_write)
+    monkeypatch.setattr(vaultmem.git.sync, "merge_file", merge_while_others_write)
     assert a.sync().conflicts == []
     out, err = agents[0].communicate(timeout=60)
     assert agents[0].returncode == 0, err
@@ -485,7 +485,7 @@ def test_access_counts_set_aside_by_a_killed_sync_come_back(
 ) -> None:
     """A sync killed in the middle of its merge, while the memory log's uncommitted lines
     are set aside: the next sync puts them back."""
-    import vaultmem.sync
+    import vaultmem.git.sync
 
     a, b = devices
     write(a.root, "facts/a.md", "- on A ^fa1\n")
@@ -500,8 +500,8 @@ def test_access_counts_set_aside_by_a_killed_sync_come_back(
     def killed(*args: object) -> None:
         raise KeyboardInterrupt  # the process dies here; nothing after it runs
 
-    monkeypatch.setattr(vaultmem.sync, "_merge_files", killed)
-    monkeypatch.setattr(vaultmem.sync, "_release_memory_log", lambda *args: None)
+    monkeypatch.setattr(vaultmem.git.sync, "_merge_files", killed)
+    monkeypatch.setattr(vaultmem.git.sync, "_release_memory_log", lambda *args: None)
     with pytest.raises(KeyboardInterrupt):
         a.sync()
     monkeypatch.undo()

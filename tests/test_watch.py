@@ -19,9 +19,9 @@ import pytest
 from conftest import chunk_rows, wait_for, write
 
 from vaultmem import Vault
+from vaultmem.daemon.watch import daemon_pid, next_batch, running_watcher
 from vaultmem.errors import DaemonRunningError
-from vaultmem.index_text import TextStore
-from vaultmem.watch import daemon_pid, next_batch, running_watcher
+from vaultmem.index.text import TextStore
 
 DEADLINE = 60.0  # generous: the tests never assert a speed
 
@@ -306,7 +306,7 @@ def test_lost_kernel_events_make_the_daemon_reconcile(
 ) -> None:
     import logging
 
-    from vaultmem import watch
+    from vaultmem.daemon import watch
 
     original = watch.EventFilter.on_any_event
 
@@ -339,7 +339,7 @@ def test_a_name_that_is_not_utf8_does_not_sink_its_batch(watched: Vault) -> None
 
 
 def test_the_lock_is_never_refused_because_status_looked(vault_path: Path) -> None:
-    from vaultmem.watch import WatchLock
+    from vaultmem.daemon.watch import WatchLock
 
     lock_path = vault_path / ".vaultmem/watch.lock"
     stop = threading.Event()

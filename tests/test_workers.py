@@ -18,7 +18,7 @@ from conftest import write
 
 from vaultmem import Vault, workers
 from vaultmem.errors import VaultmemError
-from vaultmem.memory.reading import FORK_MIN_NOTES
+from vaultmem.memory.pipeline.reading import FORK_MIN_NOTES
 from vaultmem.workers import PIPE_BYTES, backlog, can_fork, forked
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="forks only on Linux, with one thread")

@@ -21,8 +21,8 @@ from conftest import run_cli, write
 from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.errors import NotStoredError
-from vaultmem.state import TEMP_PREFIX, clean_temp_files
-from vaultmem.writes import update_text
+from vaultmem.notes.state import TEMP_PREFIX, clean_temp_files
+from vaultmem.notes.writes import update_text
 
 NOON = dt.datetime(2026, 11, 22, 12, 5)
 NOTE = "memory/2026-11-22.md"

@@ -5,7 +5,7 @@
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import (
+from vaultmem.errors import (
     ConfigError,
     DaemonRunningError,
     GitError,
@@ -16,9 +16,9 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .indexing import IndexReport
-    from .search import Hit
-    from .vault import Status, Vault
+    from vaultmem.index.runs import IndexReport
+    from vaultmem.search.keyword import Hit
+    from vaultmem.vault import Status, Vault
 
 __version__ = "0.1.0"
 
@@ -28,8 +28,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "Vault": "vault",
     "Status": "vault",
-    "Hit": "search",
-    "IndexReport": "indexing",
+    "Hit": "search.keyword",
+    "IndexReport": "index.runs",
 }
 
 

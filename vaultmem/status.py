@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import Config
-from .embeddings import numpy_or_notice
-from .files import BINARY_WARNING, PARTLY_INDEXED, scan_notes
-from .index import Index
-from .retrieval import has_vectors
-from .state import STATE_DIR
-from .watchlock import daemon_pid, daemon_warnings
+from vaultmem.config import Config
+from vaultmem.embeddings import numpy_or_notice
+from vaultmem.index.database import Index
+from vaultmem.notes.files import BINARY_WARNING, PARTLY_INDEXED, scan_notes
+from vaultmem.notes.state import STATE_DIR
+from vaultmem.notes.watch_lock import daemon_pid, daemon_warnings
+from vaultmem.search.retrieval import has_vectors
 
 
 @dataclass
@@ -48,7 +48,7 @@ def vault_status(db: Index, root: Path, config: Config, notices: list[str]) -> S
     Raises:
         sqlite3.DatabaseError: the index is damaged (the caller rebuilds it).
     """
-    from .indexing import plan_changes  # an index run's module: a search does without it
+    from vaultmem.index.runs import plan_changes  # an index run's module: a search does without it
 
     db.check()
     plan = plan_changes(list(scan_notes(root, config.index.exclude)), db.states(), racy_ns=0)
@@ -56,7 +56,7 @@ def vault_status(db: Index, root: Path, config: Config, notices: list[str]) -> S
     counts = db.counts()
     embedded = None
     if has_vectors(root) and numpy_or_notice(notices):
-        from .embeddings.embed import coverage
+        from vaultmem.embeddings.embed import coverage
 
         embedded = coverage(db.conn, root / STATE_DIR, config.embeddings)
     return Status(

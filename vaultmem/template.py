@@ -9,9 +9,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import VaultmemError, check_path
-from .state import STATE_DIR, make_state_dir
-from .writes import atomic_write
+from vaultmem.errors import VaultmemError, check_path
+from vaultmem.notes.state import STATE_DIR, make_state_dir
+from vaultmem.notes.writes import atomic_write
 
 _PACKAGE = Path(__file__).parent
 FOLDERS = ("memory", "facts", "topics", "archive")  # memory: the default daily folder
@@ -60,7 +60,7 @@ def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitRepo
     except OSError as exc:
         raise VaultmemError(f"cannot create the folder {path}: {exc.strerror or exc}") from exc
     root = root.resolve()
-    from .repo_setup import check_out_cloned_branch  # gitpython: 40 ms, only here
+    from vaultmem.git.repository import check_out_cloned_branch  # gitpython: 40 ms, only here
 
     check_out_cloned_branch(root)  # a second device's fresh clone joins the vault there
     make_state_dir(root / STATE_DIR)  # before any file of it: private from the start
@@ -77,7 +77,7 @@ def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitRepo
                 report.created.append(rel)
             else:
                 report.kept.append(rel)
-    from .config import load_config
+    from vaultmem.config import load_config
 
     daily = load_config(root).vault.daily_folder  # a config already there may name another
     for folder in (daily, *FOLDERS[1:]):

@@ -26,25 +26,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import VaultNotFoundError
-from .state import STATE_DIR
-from .vault_base import INDEX_FILE
-from .vault_history import HistoryMethods
-from .vault_memory import MemoryMethods
+from vaultmem.errors import VaultNotFoundError
+from vaultmem.notes.state import STATE_DIR
+from vaultmem.vault_base import INDEX_FILE
+from vaultmem.vault_history import HistoryMethods
+from vaultmem.vault_memory import MemoryMethods
 
 if TYPE_CHECKING:
     import threading
 
-    from .agent.lookup import Recent
-    from .agent.recall import ContextBlock
-    from .embeddings.embed import EmbedReport
-    from .files import Excerpt
-    from .indexing import Progress
-    from .memory.remember import Remembered
-    from .memory.runs import Forgotten
-    from .search import Hit
-    from .status import Status
-    from .template import InitReport
+    from vaultmem.embeddings.embed import EmbedReport
+    from vaultmem.index.runs import Progress
+    from vaultmem.memory.pipeline.remember import Remembered
+    from vaultmem.memory.pipeline.runner import Forgotten
+    from vaultmem.notes.files import Excerpt
+    from vaultmem.recall.context_block import ContextBlock
+    from vaultmem.recall.lookup import Recent
+    from vaultmem.search.keyword import Hit
+    from vaultmem.status import Status
+    from vaultmem.template import InitReport
 
 __all__ = ["ENV_VAR", "INDEX_FILE", "Forgotten", "Remembered", "Status", "Vault"]
 
@@ -56,15 +56,15 @@ def __getattr__(name: str) -> Any:
     # ``vaultmem status`` reads: imported from here, each loads only when asked for (a
     # search never needs them).
     if name == "Status":
-        from .status import Status
+        from vaultmem.status import Status
 
         return Status
     if name == "Forgotten":
-        from .memory.runs import Forgotten
+        from vaultmem.memory.pipeline.runner import Forgotten
 
         return Forgotten
     if name == "Remembered":
-        from .memory.remember import Remembered
+        from vaultmem.memory.pipeline.remember import Remembered
 
         return Remembered
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -108,8 +108,8 @@ class Vault(MemoryMethods, HistoryMethods):
             VaultmemError: ``path`` is a file, or inside another vault.
             GitError: git refused (see ``repo_setup.check_out_cloned_branch``).
         """
-        from .repo_setup import commit_init  # gitpython: 40 ms, only here
-        from .template import lay_down
+        from vaultmem.git.repository import commit_init  # gitpython: 40 ms, only here
+        from vaultmem.template import lay_down
 
         report = lay_down(path, example=example)
         if example and "MEMORY.md" in report.created:
@@ -140,7 +140,7 @@ class Vault(MemoryMethods, HistoryMethods):
         context: int | None = None,
         mode: str | None = None,
     ) -> list[Hit]:
-        """Search (see ``vaultmem.search``); builds the index first if it never was.
+        """Search (see ``vaultmem.search.keyword``); builds the index first if it never was.
 
         ``mode`` is ``"keyword"``, ``"semantic"`` or ``"hybrid"``; ``None``: hybrid when the
         vault has vectors and the embedder loads, else keyword (docs/embeddings.md).
@@ -159,8 +159,8 @@ class Vault(MemoryMethods, HistoryMethods):
                 recall of ``context``) comes through here.
         """
         # Imported here: the search modules are for a search, not for every command.
-        from .query import check_query
-        from .retrieval import Filters, retrieve
+        from vaultmem.search.query import check_query
+        from vaultmem.search.retrieval import Filters, retrieve
 
         check_query(query)
         wanted = limit or self.config.search.default_limit
@@ -197,7 +197,7 @@ class Vault(MemoryMethods, HistoryMethods):
         Raises:
             EmbeddingError: no embedder (or numpy) is installed or configured, or it failed.
         """
-        from .embeddings import embed_runner
+        from vaultmem.embeddings import embed_runner
 
         embed_vault = embed_runner()
         self.index()
@@ -226,8 +226,8 @@ class Vault(MemoryMethods, HistoryMethods):
             QueryTooLongError: ``query`` is over a search's bounds (``query.check_query``),
                 even one with no words to recall.
         """
-        from .agent.recall import build_context
-        from .query import check_query
+        from vaultmem.recall.context_block import build_context
+        from vaultmem.search.query import check_query
 
         if query is not None:
             check_query(query)
@@ -251,7 +251,7 @@ class Vault(MemoryMethods, HistoryMethods):
         Raises:
             VaultmemError: ``days`` or ``limit`` below 1.
         """
-        from .agent.lookup import recent
+        from vaultmem.recall.lookup import recent
 
         return recent(self, days, limit, today or dt.date.today(), agent)
 
@@ -266,7 +266,7 @@ class Vault(MemoryMethods, HistoryMethods):
             AmbiguousIdError: the id is on several lines.
             VaultmemError: no such file, line range or id.
         """
-        from .agent.lookup import get
+        from vaultmem.recall.lookup import get
 
         return get(self, target, line_start, line_end)
 
@@ -295,7 +295,7 @@ class Vault(MemoryMethods, HistoryMethods):
         sync_every: float | None = None,
         events: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
-        """Keep the index following the files until ``stop`` is set (see ``vaultmem.watch``).
+        """Keep the index following the files until ``stop`` is set (see ``vaultmem.daemon.watch``).
         ``log`` gets each event as a line for people, ``events`` as an object (the fields
         of ``vaultmem watch --json``, docs/json-output.md).
 
@@ -304,7 +304,7 @@ class Vault(MemoryMethods, HistoryMethods):
         """
         import threading
 
-        from .watch import Watcher
+        from vaultmem.daemon.watch import Watcher
 
         Watcher(self, log, autocommit=autocommit, sync_every=sync_every, events=events).run(
             stop or threading.Event()
@@ -312,7 +312,7 @@ class Vault(MemoryMethods, HistoryMethods):
 
     def status(self) -> Status:
         """Counts, index size, files changed since the last index run, and warnings."""
-        from .status import vault_status
+        from vaultmem.status import vault_status
 
         return self._keeper.recovering(
             lambda: vault_status(self.db, self.root, self.config, self.notices)
@@ -327,7 +327,7 @@ class Vault(MemoryMethods, HistoryMethods):
             NotANoteError: ``path`` is not a note's (``.git/config``, ``.env``, ...).
             VaultmemError: the file does not exist, is not text, or ``line`` is past its end.
         """
-        from .files import excerpt
+        from vaultmem.notes.files import excerpt
 
         index = self.config.index
         return excerpt(self.root, path, line, context, index.max_file_bytes, index.exclude)

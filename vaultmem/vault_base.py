@@ -13,17 +13,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
-from .config import Config, load_config
-from .embeddings import release_matrix
-from .errors import VaultNotFoundError, check_path
-from .keeper import IndexKeeper
-from .state import STATE_DIR, secure_state_dir
+from vaultmem.config import Config, load_config
+from vaultmem.embeddings import release_matrix
+from vaultmem.errors import VaultNotFoundError, check_path
+from vaultmem.index.recovery import IndexKeeper
+from vaultmem.notes.state import STATE_DIR, secure_state_dir
 
 if TYPE_CHECKING:
-    from .files import FileStat
-    from .history import History
-    from .index import Index
-    from .indexing import IndexReport, Progress
+    from vaultmem.git.history import History
+    from vaultmem.index.database import Index
+    from vaultmem.index.runs import IndexReport, Progress
+    from vaultmem.notes.files import FileStat
 
 INDEX_FILE = "index.db"
 
@@ -88,7 +88,7 @@ class VaultBase:
 
     def scan(self) -> list[FileStat]:
         """Stat every note in the vault (no reads)."""
-        from .files import scan_notes
+        from vaultmem.notes.files import scan_notes
 
         return list(scan_notes(self.root, self.config.index.exclude))
 
@@ -135,32 +135,32 @@ class VaultBase:
         return self._keeper.refresh_paths(paths, folders, should_stop, wait)
 
     def _log_access(self, places: list[tuple[str, str | None]]) -> None:
-        from .memory.ledger import log_access
+        from vaultmem.memory.pipeline.ledger import log_access
 
         log_access(self.root, self.device, places, self.notices)
 
     @property
     def device(self) -> str:
         """This device's name in the memory log."""
-        from .memory.ledger import device_name
+        from vaultmem.memory.pipeline.ledger import device_name
 
         return device_name(self.config.memory.device)
 
     def _commit_quietly(self, message: str, notices: list[str]) -> str | None:
         """Commit when the vault is in a git repository; a notice, not an error, otherwise."""
-        from .versioning import commit_quietly
+        from vaultmem.git.versioning import commit_quietly
 
         return commit_quietly(lambda: self.history, message, notices)
 
     @property
     def history(self) -> History:
-        """The vault's git history (see ``vaultmem.history``)."""
-        from .history import History  # gitpython takes 40 ms to import: only when used
+        """The vault's git history (see ``vaultmem.git.history``)."""
+        from vaultmem.git.history import History  # gitpython takes 40 ms to import: only when used
 
         return History(self.root, self.config.git.timeout_seconds, self.config.vault.daily_folder)
 
     def _rebuild_blocks(self, today: dt.date | None) -> None:
         """After a merge: ``MEMORY.md``'s and the topic pages' blocks from the merged facts."""
-        from .memory.runs import rebuild_blocks
+        from vaultmem.memory.pipeline.runner import rebuild_blocks
 
         self.notices += rebuild_blocks(self.root, self.config, today or dt.date.today())

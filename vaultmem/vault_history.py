@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .vault_base import VaultBase
+from vaultmem.vault_base import VaultBase
 
 if TYPE_CHECKING:
-    from .history import Commit, LineVersion, RestoreResult
-    from .sync import SyncResult
+    from vaultmem.git.history import Commit, LineVersion, RestoreResult
+    from vaultmem.git.sync import SyncResult
 
 
 class HistoryMethods(VaultBase):
@@ -28,7 +28,7 @@ class HistoryMethods(VaultBase):
         Raises:
             PathOutsideVaultError: the path leaves the vault.
         """
-        from .files import resolve_in_vault
+        from vaultmem.notes.files import resolve_in_vault
 
         return resolve_in_vault(self.root, path)[1]
 
@@ -92,8 +92,8 @@ class HistoryMethods(VaultBase):
             VaultmemError: ``to`` is a folder that is not empty, or inside the vault; a
                 date that does not exist; a path that did not exist then.
         """
-        from .history import RestoreResult
-        from .versioning import export_snapshot
+        from vaultmem.git.history import RestoreResult
+        from vaultmem.git.versioning import export_snapshot
 
         rels = [self._relative(p) for p in paths]
         if to is None:

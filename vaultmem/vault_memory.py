@@ -12,16 +12,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import VaultmemError
-from .vault_base import VaultBase
+from vaultmem.errors import VaultmemError
+from vaultmem.vault_base import VaultBase
 
 if TYPE_CHECKING:
-    from .agent.transcripts import CaptureReport
-    from .memory.consolidate import Progress
-    from .memory.remember import Remembered
-    from .memory.report import Report as ConsolidationReport
-    from .memory.runs import Forgotten
-    from .memory.validate import Problem
+    from vaultmem.memory.pipeline.consolidate import Progress
+    from vaultmem.memory.pipeline.remember import Remembered
+    from vaultmem.memory.pipeline.report import Report as ConsolidationReport
+    from vaultmem.memory.pipeline.runner import Forgotten
+    from vaultmem.memory.pipeline.transcripts import CaptureReport
+    from vaultmem.memory.pipeline.validate import Problem
 
 
 class MemoryMethods(VaultBase):
@@ -54,7 +54,7 @@ class MemoryMethods(VaultBase):
                 says why: a note that is a folder, not UTF-8 or a symlink, a full disk...
             VaultmemError: ``importance`` is outside 0..1.
         """
-        from .memory.remember import remember
+        from vaultmem.memory.pipeline.remember import remember
 
         stored = remember(
             self.root,
@@ -89,7 +89,7 @@ class MemoryMethods(VaultBase):
         Raises:
             TranscriptError: unreadable transcript, or unknown format.
         """
-        from .agent.transcripts import capture_transcript
+        from vaultmem.memory.pipeline.transcripts import capture_transcript
 
         report = capture_transcript(
             self.root,
@@ -132,8 +132,8 @@ class MemoryMethods(VaultBase):
             VaultmemError: an unknown mode, or a note that could not be written.
             LLMError: ``llm`` is on but ``[llm]`` lacks its url or model.
         """
-        from .collector import young_collections_only
-        from .memory import runs
+        from vaultmem.memory.pipeline import runner as runs
+        from vaultmem.memory.pipeline.gc_pause import young_collections_only
 
         day = today or dt.date.today()
         use_llm = self.config.llm.enabled if llm is None else llm
@@ -174,7 +174,7 @@ class MemoryMethods(VaultBase):
             VaultmemError: no line has that block id.
             AmbiguousIdError: it names more than one line (nothing is written).
         """
-        from .memory import runs
+        from vaultmem.memory.pipeline import runner as runs
 
         today = today or dt.date.today()
         done = runs.forget(
@@ -189,13 +189,13 @@ class MemoryMethods(VaultBase):
 
     def tiers(self, today: dt.date | None = None) -> dict[str, dict[str, int]]:
         """Facts per file of ``facts/`` and ``archive/``, counted by tier today."""
-        from .memory.runs import tier_counts
+        from vaultmem.memory.pipeline.runner import tier_counts
 
         return tier_counts(self.root, self.config, today or dt.date.today())
 
     def validate(self) -> list[Problem]:
         """Problems a person should look at, each with its file and line
         (see ``memory/validate.py``)."""
-        from .memory.validate import validate
+        from vaultmem.memory.pipeline.validate import validate
 
         return validate(self.root, self.config)

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
-from .errors import VaultmemError
+from vaultmem.errors import VaultmemError
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection

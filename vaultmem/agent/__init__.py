@@ -1,5 +1,5 @@
-"""The agent surface: what agents call (the prompt context block and recall, transcript
-capture, host hooks and the MCP server), each module on top of ``Vault``.
+"""The agent hosts' surface: hooks written into a host's settings (``hooks``) and the MCP
+server (``mcp``, ``mcp_models``, ``mcp_stdio``, ``live``), each on top of ``Vault``.
 
 ``HOOK_FLAG`` lives here, not in ``hooks.py``: the CLI looks for it in every command's
 arguments, and importing this package costs nothing.

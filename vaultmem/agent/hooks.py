@@ -45,9 +45,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import VaultmemError
-from ..writes import atomic_write
-from . import HOOK_FLAG
+from vaultmem.agent import HOOK_FLAG
+from vaultmem.errors import VaultmemError
+from vaultmem.notes.writes import atomic_write
 
 BACKUP_SUFFIX = ".vaultmem-bak"
 SCOPES = ("user", "project")

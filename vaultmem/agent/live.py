@@ -37,9 +37,7 @@ from typing import TYPE_CHECKING
 from watchdog.events import FileSystemEvent
 from watchdog.observers.api import BaseObserver
 
-from ..errors import VaultmemError, VaultNotFoundError
-from ..state import PRIVATE_DIR_MODE, STATE_DIR, TEMP_DIR
-from ..watch import (
+from vaultmem.daemon.watch import (
     Change,
     EventFilter,
     OverflowAlarm,
@@ -48,10 +46,12 @@ from ..watch import (
     batch_scope,
     start_observer,
 )
-from ..watchlock import daemon_pid
+from vaultmem.errors import VaultmemError, VaultNotFoundError
+from vaultmem.notes.state import PRIVATE_DIR_MODE, STATE_DIR, TEMP_DIR
+from vaultmem.notes.watch_lock import daemon_pid
 
 if TYPE_CHECKING:
-    from ..vault import Vault
+    from vaultmem.vault import Vault
 
 BARRIER = "barrier"
 # How long a read waits for the indexing thread before it reads what the index holds.

@@ -29,13 +29,9 @@ from mcp.server.stdio import stdio_server
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
 
-from .. import __version__
-from ..errors import VaultmemError
-from ..memory.remember import daily_note_path
-from ..search import link_to
-from ..vault import Vault
-from .live import LiveIndex
-from .mcp_models import (
+from vaultmem import __version__
+from vaultmem.agent.live import LiveIndex
+from vaultmem.agent.mcp_models import (
     ContextResult,
     Excerpt,
     Forgotten,
@@ -45,7 +41,11 @@ from .mcp_models import (
     SearchResult,
     ServerStatus,
 )
-from .mcp_stdio import AnsweringReader
+from vaultmem.agent.mcp_stdio import AnsweringReader
+from vaultmem.errors import VaultmemError
+from vaultmem.memory.pipeline.remember import daily_note_path
+from vaultmem.search.keyword import link_to
+from vaultmem.vault import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
 MODES = ("auto", "keyword", "semantic", "hybrid")

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from ..search import link_to
+from vaultmem.search.keyword import link_to
 
 if TYPE_CHECKING:
-    from ..search import Hit
-    from ..vault import Remembered as VaultRemembered
-    from ..vault import Status
+    from vaultmem.search.keyword import Hit
+    from vaultmem.vault import Remembered as VaultRemembered
+    from vaultmem.vault import Status
 
 SNIPPET_WIDTH = 300
 STALE_SHOWN = 20

@@ -19,16 +19,16 @@ package imports when first asked for it.
 
 from __future__ import annotations
 
-from .fast import main
+from vaultmem.cli.fast import main
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from .common import cli
+    from vaultmem.cli.common import cli
 
 
 def __getattr__(name: str) -> object:
     if name == "cli":
-        from .common import cli
+        from vaultmem.cli.common import cli
 
         globals()["cli"] = cli
         return cli

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..context import MIN_BUDGET
-from .common import (
+from vaultmem.cli.common import (
     HOOK_WAIT,
     FreeTextCommand,
     cli,
@@ -23,6 +22,7 @@ from .common import (
     utf8,
     vault_option,
 )
+from vaultmem.notes.generated_block import MIN_BUDGET
 
 
 def read_hook_input() -> dict[str, object]:

@@ -7,9 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..agent.formats import FORMATS
-from ..date_range import RANGE
-from .common import (
+from vaultmem.cli.common import (
     HOOK_WAIT,
     FreeTextCommand,
     PathParam,
@@ -21,6 +19,8 @@ from .common import (
     utf8,
     vault_option,
 )
+from vaultmem.memory.pipeline.transcript_formats import FORMATS
+from vaultmem.notes.date_range import RANGE
 
 
 @cli.command(cls=FreeTextCommand)
@@ -68,7 +68,9 @@ def capture(
     if hook == (transcript is not None):
         raise click.UsageError("give a TRANSCRIPT, or --hook to read the hook's JSON on stdin")
     if hook:
-        from ..agent.transcripts import transcript_from_hook  # loads the memory pipeline
+        from vaultmem.memory.pipeline.transcripts import (
+            transcript_from_hook,  # loads the memory pipeline
+        )
 
         data = read_stdin(wait=HOOK_WAIT).decode("utf-8", "replace")
         # The hook's session_id is the transcript's own; it is not forced on the lines, so

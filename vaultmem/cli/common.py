@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from .. import __version__
-from ..agent import HOOK_FLAG
-from ..errors import VaultmemError, path_problem
-from .fast import JSON, VAULT, is_utf8, iso_date, json_text, opened_vault
+from vaultmem import __version__
+from vaultmem.agent import HOOK_FLAG
+from vaultmem.cli.fast import JSON, VAULT, is_utf8, iso_date, json_text, opened_vault
+from vaultmem.errors import VaultmemError, path_problem
 
 if TYPE_CHECKING:
     from _collections_abc import dict_items, dict_keys, dict_values
 
-    from ..vault import Vault
+    from vaultmem.vault import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -237,7 +237,9 @@ def query_text(ctx: click.Context, param: click.Parameter, value: str | None) ->
     opened. The library refuses it too, for callers that are not the CLI."""
     value = utf8(ctx, param, value)
     if value:
-        from ..query import query_problem  # with the search: not for --version or --help
+        from vaultmem.search.query import (
+            query_problem,  # with the search: not for --version or --help
+        )
 
         problem = query_problem(value)
         if problem is not None:
@@ -262,7 +264,7 @@ def run_date(ctx: click.Context, param: click.Parameter, value: str | None) -> s
         return None
     import datetime as dt  # with date_range: not for --version or a search
 
-    from ..date_range import DateOutOfRangeError, check_day
+    from vaultmem.notes.date_range import DateOutOfRangeError, check_day
 
     try:
         check_day(dt.date.fromisoformat(day), "the date")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from .common import cli, echo_json, json_option, open_vault, progress_bar, vault_option
+from vaultmem.cli.common import cli, echo_json, json_option, open_vault, progress_bar, vault_option
 
 
 @cli.command()

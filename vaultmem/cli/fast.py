@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, TextIO
 
-    from ..vault import Vault
+    from vaultmem.vault import Vault
 
     Echo = Callable[..., None]
 
@@ -77,8 +77,8 @@ def search_specs() -> list[Spec]:
     """The options of ``vaultmem search`` in the order ``--help`` lists them (the bounds
     come from the search and config modules, which a search loads anyway)."""
     if not _search_specs:
-        from ..config import MAX_CONTEXT
-        from ..search import MAX_LIMIT
+        from vaultmem.config import MAX_CONTEXT
+        from vaultmem.search.keyword import MAX_LIMIT
 
         _search_specs.extend(
             [
@@ -177,7 +177,7 @@ def _converted(spec: Spec, raw: str) -> object:
     if spec.kind == "dir":  # click.Path(file_okay=False): a file or an unreadable folder fails
         import stat
 
-        from ..errors import path_problem
+        from vaultmem.errors import path_problem
 
         if path_problem(raw) is not None:
             return _REFUSED  # click's PathParam says why, as a usage error
@@ -235,7 +235,7 @@ def parse_search(args: list[str]) -> dict[str, object] | None:
     if not query and not values.get("url"):
         return None  # "give a QUERY, or --url"
     if query:
-        from ..query import query_problem  # the search loads it anyway
+        from vaultmem.search.query import query_problem  # the search loads it anyway
 
         if query_problem(query) is not None:
             return None  # click's usage error says which bound
@@ -299,7 +299,7 @@ def opened_vault(vault_path: Path | None, echo: Echo) -> Iterator[Vault]:
     """Find and open the vault; print what it did on its own, as warnings: what opening
     it said (a setting ignored) at once, so a daemon says it when it starts, the rest
     afterwards."""
-    from ..vault import Vault  # not for --version, --help or a usage error
+    from vaultmem.vault import Vault  # not for --version, --help or a usage error
 
     with Vault.find(vault_path) as vault:
         for notice in vault.notices:
@@ -316,8 +316,8 @@ def run_fast(options: dict[str, object]) -> int:
     """Run a search read by ``parse_search``; its exit code. What click's standalone mode
     does around a command, done the same way: a library error is one ``Error:`` line and
     exit 1, Ctrl-C is ``Aborted!`` and exit 1, a closed pipe exits 1 quietly."""
-    from ..errors import VaultmemError
-    from .search_run import run_search
+    from vaultmem.cli.search_run import run_search
+    from vaultmem.errors import VaultmemError
 
     try:
         try:
@@ -365,6 +365,6 @@ def main() -> None:
         options = parse_search(sys.argv[1:])
         if options is not None:
             sys.exit(run_fast(options))
-    from .common import cli
+    from vaultmem.cli.common import cli
 
     cli()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import (
+from vaultmem.cli.common import (
     FreeTextCommand,
     PathParam,
     cli,
@@ -21,7 +21,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from ..history import Commit  # gitpython loads only for the commands that use git
+    from vaultmem.git.history import Commit  # gitpython loads only for the commands that use git
 
 
 def commit_dict(made: Commit | None) -> dict[str, Any] | None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from ..agent import hooks as agent_hooks
-from ..vault import Vault
-from .common import cli, echo_json, json_option, utf8, vault_option
+from vaultmem.agent import hooks as agent_hooks
+from vaultmem.cli.common import cli, echo_json, json_option, utf8, vault_option
+from vaultmem.vault import Vault
 
 host_argument = click.argument("host", type=click.Choice(sorted(agent_hooks.HOSTS)))
 scope_option = click.option(

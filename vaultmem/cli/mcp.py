@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from ..vault import Vault
-from .common import cli, vault_option
+from vaultmem.cli.common import cli, vault_option
+from vaultmem.vault import Vault
 
 INSTALL_HINT = "vaultmem mcp needs the MCP SDK: pip install 'vaultmem[mcp]'"
 
@@ -39,7 +39,7 @@ def mcp(http_port: int | None, vault_path: Path | None) -> None:
         for notice in vault.notices:  # a setting ignored: said once, on stderr, as it starts
             click.echo(f"Warning: {notice}", err=True)
     try:
-        from ..agent.mcp import serve
+        from vaultmem.agent.mcp import serve
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types", "pydantic"):
             raise

@@ -8,9 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..date_range import DateOutOfRangeError, check_day
-from ..errors import shown_path
-from .common import (
+from vaultmem.cli.common import (
     FreeTextCommand,
     cli,
     echo_json,
@@ -22,6 +20,8 @@ from .common import (
     utf8,
     vault_option,
 )
+from vaultmem.errors import shown_path
+from vaultmem.notes.date_range import DateOutOfRangeError, check_day
 
 
 def date_time(ctx: click.Context, param: click.Parameter, value: str | None) -> dt.datetime | None:
@@ -36,7 +36,9 @@ def date_time(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         raise click.BadParameter(
             f"{value!r} is not a date-time like 2026-11-22T14:03 or a date like 2026-11-22"
         ) from None
-    from ..memory.remember import local_time  # the memory pipeline: only for remember
+    from vaultmem.memory.pipeline.remember import (
+        local_time,  # the memory pipeline: only for remember
+    )
 
     local = local_time(when)  # None: beyond the calendar's ends in this time zone
     try:
@@ -135,7 +137,7 @@ def remember(
         else:
             click.echo(f"remembered {done.path}:{done.line} ^{done.block_id}")
         if stored and done.full_text:
-            from ..memory.remember import MAX_LINE_BYTES
+            from vaultmem.memory.pipeline.remember import MAX_LINE_BYTES
 
             click.echo(
                 f"  the text is over {MAX_LINE_BYTES // 1024} KiB: its line holds its start, "

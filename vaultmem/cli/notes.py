@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import shown_path
-from ..vault import Vault
-from .common import (
+from vaultmem.cli.common import (
     FreeTextCommand,
     PathParam,
     cli,
@@ -26,9 +24,11 @@ from .common import (
     split_line,
     vault_option,
 )
+from vaultmem.errors import shown_path
+from vaultmem.vault import Vault
 
 if TYPE_CHECKING:
-    from ..indexing import IndexReport
+    from vaultmem.index.runs import IndexReport
 
 
 @cli.command(cls=FreeTextCommand)

@@ -12,9 +12,9 @@ from typing import Any
 
 import click
 
-from .common import FreeTextCommand, cli, date, query_text, utf8, vault_option
-from .fast import Spec, search_specs
-from .search_run import run_search
+from vaultmem.cli.common import FreeTextCommand, cli, date, query_text, utf8, vault_option
+from vaultmem.cli.fast import Spec, search_specs
+from vaultmem.cli.search_run import run_search
 
 
 def click_option(spec: Spec) -> Callable[[Any], Any]:

@@ -10,16 +10,16 @@ terminal.
 
 from __future__ import annotations
 
-from ..errors import shown_path
-from ..query import Query, highlight_spans, parse_query
-from .fast import json_text, opened_vault
+from vaultmem.cli.fast import json_text, opened_vault
+from vaultmem.errors import shown_path
+from vaultmem.search.query import Query, highlight_spans, parse_query
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ..search import Hit
+    from vaultmem.search.keyword import Hit
 
     Echo = Callable[..., None]
 

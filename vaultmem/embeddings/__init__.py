@@ -1,7 +1,8 @@
 """Optional semantic search (the ``vaultmem[embeddings]`` extra): embedders
 (``embedders.py``, ``openai_api.py``), the vector store (``store.py``), the search matrix
-(``matrix.py``), ``vaultmem embed`` (``embed.py``), the floor a semantic hit must clear
-(``floor.py``) and semantic and hybrid search (``semantic.py``). See docs/embeddings.md.
+(``matrix.py``), ``vaultmem embed`` (``embed.py``) and the floor a semantic hit must clear
+(``floor.py``). Semantic and hybrid search use them from ``search/semantic.py``. See
+docs/embeddings.md.
 
 Nothing here is imported by the core or by keyword search: a vault without
 ``.vaultmem/vectors.db`` never loads numpy or a model.
@@ -9,27 +10,22 @@ Nothing here is imported by the core or by keyword search: a vault without
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..errors import EmbeddingError
+from vaultmem.errors import EmbeddingError
 
 if TYPE_CHECKING:
-    from ..config import EmbeddingsConfig
-    from ..search import Hit
-    from .embed import EmbedReport
+    from vaultmem.embeddings.embed import EmbedReport
 
 #: The vector store's file in ``.vaultmem/`` (``store.py``); named here so that keyword
 #: search can tell whether a vault has vectors without importing the store.
 VECTORS_FILE = "vectors.db"
 
-VectorSearch = Callable[..., "list[Hit]"]  # the signature of ``semantic.search``
 
-
-def _missing(exc: ImportError, work: str = "semantic search") -> str:
+def missing_extra(exc: ImportError, work: str = "semantic search") -> str:
     return (
         f"{work} needs {exc.name or 'numpy'}, which cannot be imported here;"
         " install it with `pip install 'vaultmem[embeddings]'`"
@@ -44,9 +40,9 @@ def embed_runner() -> Callable[..., EmbedReport]:
         EmbeddingError: numpy cannot be imported; the message names the extra to install.
     """
     try:
-        from .embed import embed_vault
+        from vaultmem.embeddings.embed import embed_vault
     except ImportError as exc:
-        raise EmbeddingError(_missing(exc, "embedding")) from exc
+        raise EmbeddingError(missing_extra(exc, "embedding")) from exc
     return embed_vault
 
 
@@ -66,43 +62,6 @@ def numpy_or_notice(notices: list[str]) -> bool:
     try:
         import numpy  # noqa: F401
     except ImportError as exc:
-        notices.append(f"embeddings ignored: {_missing(exc)}")
+        notices.append(f"embeddings ignored: {missing_extra(exc)}")
         return False
     return True
-
-
-def semantic_search(mode: str | None, notices: list[str], config: EmbeddingsConfig) -> VectorSearch:
-    """``semantic.search``, with ``config``'s embedder already loading in a thread (while
-    numpy imports here); without numpy, keyword search for the default mode (with a notice
-    in ``notices``).
-
-    Raises:
-        EmbeddingError: numpy cannot be imported and ``mode`` asked for meaning.
-    """
-    from .embedders import preload
-
-    preload(config)
-    try:
-        from .semantic import search
-    except ImportError as exc:
-        if mode not in (None, "keyword"):
-            raise EmbeddingError(_missing(exc)) from exc
-        notices.append(f"keyword search only: {_missing(exc)}")
-        return _keyword_search
-    return search
-
-
-def _keyword_search(
-    conn: sqlite3.Connection,
-    state_dir: Path,
-    config: EmbeddingsConfig,
-    query: str,
-    *,
-    mode: str | None,
-    limit: int,
-    notices: list[str],
-    **filters: Any,
-) -> list[Hit]:
-    from ..search import search
-
-    return search(conn, query, limit=limit, **filters)

@@ -31,15 +31,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import EmbeddingsConfig
-from ..errors import EmbeddingError, Interrupted, VaultmemError
-from ..index_text import TextStore
-from . import VECTORS_FILE
-from .embedders import model_name
+from vaultmem.config import EmbeddingsConfig
+from vaultmem.embeddings import VECTORS_FILE
+from vaultmem.embeddings.embedders import model_name
+from vaultmem.errors import EmbeddingError, Interrupted, VaultmemError
+from vaultmem.index.text import TextStore
 
 if TYPE_CHECKING:
-    from .embed import Scope
-    from .embedders import Embedder
+    from vaultmem.embeddings.embed import Scope
+    from vaultmem.embeddings.embedders import Embedder
 
 
 # Seconds without a poke after which the daemon refreshes the search matrix.
@@ -133,7 +133,7 @@ class BackgroundEmbedder:
     def _refresh_matrix(self) -> None:
         """Bring the search matrix up to date, so the next search need not (it reads every
         row of the index, so it is done once edits pause, not after each)."""
-        from . import matrix as matrices
+        from vaultmem.embeddings import matrix as matrices
 
         if self._embedder is None:
             return
@@ -152,8 +152,8 @@ class BackgroundEmbedder:
     def _run(self, scope: Scope | None) -> bool:
         """One run; whether it finished (a stop counts as finished: the next start
         catches up)."""
-        from . import embed_runner
-        from .embedders import load_embedder
+        from vaultmem.embeddings import embed_runner
+        from vaultmem.embeddings.embedders import load_embedder
 
         try:
             embed_vault = embed_runner()  # numpy: only once there is work
@@ -162,7 +162,7 @@ class BackgroundEmbedder:
         except (EmbeddingError, sqlite3.Error) as exc:
             self.say("warning", f"warning: embedding skipped: {exc}")
             return False
-        from .embed import Changes  # imported by embed_runner
+        from vaultmem.embeddings.embed import Changes  # imported by embed_runner
 
         try:
             row = conn.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()

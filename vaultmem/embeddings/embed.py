@@ -21,14 +21,14 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import EmbeddingsConfig
-from ..errors import EmbeddingError, Interrupted
-from ..files import printable
-from ..sql_parts import path_filters
-from . import VECTORS_FILE
-from . import matrix as matrices
-from .embedders import NO_EMBEDDER, Embedder, load_embedder
-from .store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
+from vaultmem.config import EmbeddingsConfig
+from vaultmem.embeddings import VECTORS_FILE
+from vaultmem.embeddings import matrix as matrices
+from vaultmem.embeddings.embedders import NO_EMBEDDER, Embedder, load_embedder
+from vaultmem.embeddings.store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
+from vaultmem.errors import EmbeddingError, Interrupted
+from vaultmem.index.sql import path_filters
+from vaultmem.notes.files import printable
 
 Progress = Callable[[int, int], None]
 #: Vault-relative paths and folders whose chunks a run embeds (as ``Vault.index_paths``).
@@ -156,7 +156,7 @@ def coverage(
 ) -> tuple[str, int, int] | None:
     """``(model, chunks embedded, chunks in all)`` for ``vaultmem status``; ``None`` when the
     vault has no vectors (then nothing heavy is imported)."""
-    from .embedders import model_name
+    from vaultmem.embeddings.embedders import model_name
 
     name = model_name(config)
     if name is None or not (state_dir / VECTORS_FILE).exists():

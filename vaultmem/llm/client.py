@@ -16,9 +16,9 @@ import json
 import os
 from typing import Any
 
-from ..config import LLMConfig
-from ..errors import LLMError
-from ..http_post import PostFailed, post_json
+from vaultmem.config import LLMConfig
+from vaultmem.errors import LLMError
+from vaultmem.llm.http_post import PostFailed, post_json
 
 
 class ServerError(LLMError):

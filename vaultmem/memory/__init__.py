@@ -1,2 +1,3 @@
-"""The memory pipeline: capturing lines (``remember``), and later scoring, consolidation,
-tiers and topics. Each module is a concept; ``Vault`` is still the front door."""
+"""Memory: the pipeline's steps over a vault's files (``pipeline``) and the language rules
+they decide with (``language``, pure functions of text). The pipeline imports the rules;
+the rules never import the pipeline."""

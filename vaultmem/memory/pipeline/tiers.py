@@ -1,0 +1,82 @@
+"""Tiers and decay: how much a fact is worth today, and where it belongs.
+
+    score = importance x decay(kind, age) x reinforcement(accesses)
+
+Decay is a daily rate by kind (fact 0.8%, belief 7%, summary 2.5%), slowed for important
+facts (x (1 - importance x 0.5)); a pinned fact never decays. Each access (a search or
+context hit, read from the access log) reinforces: x (1 + 0.1 x ln(1 + accesses)).
+Tiers: hot >= 0.7, warm >= 0.3, cold >= 0.05; below that the fact moves to ``archive/``.
+Every number is a ``[memory]`` key (``docs/memory.md``). ``mark_hits`` gives search hits
+their tier and superseded flag (for ``Vault.search`` and the agent layer alike).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import TYPE_CHECKING
+
+from vaultmem.config import MemoryConfig
+from vaultmem.memory.pipeline.facts import Fact, parse_entry
+
+if TYPE_CHECKING:
+    from vaultmem.search.keyword import Hit
+
+TIERS = ("hot", "warm", "cold", "archive")
+
+
+def decay_rate(kind: str, config: MemoryConfig) -> float:
+    """The daily decay of a kind of memory."""
+    if kind == "belief":
+        return config.decay_belief
+    if kind == "summary":
+        return config.decay_summary
+    return config.decay_fact
+
+
+def current_score(
+    importance: float,
+    kind: str,
+    learnt: dt.date | None,
+    today: dt.date,
+    *,
+    accesses: int = 0,
+    pinned: bool = False,
+    config: MemoryConfig,
+) -> float:
+    """A memory's worth today, 0..1. A memory with no date does not decay."""
+    if pinned:
+        return importance
+    age = max(0, (today - learnt).days) if learnt else 0
+    rate = decay_rate(kind, config) * (1 - importance * config.importance_slowdown)
+    decay = (1 - min(1.0, max(0.0, rate))) ** age
+    reinforcement = 1 + config.reinforcement * math.log1p(accesses)
+    return min(1.0, importance * decay * reinforcement)
+
+
+def tier(score: float, config: MemoryConfig) -> str:
+    """``hot``, ``warm``, ``cold`` or ``archive``."""
+    if score >= config.tier_hot:
+        return "hot"
+    if score >= config.tier_warm:
+        return "warm"
+    if score >= config.tier_cold:
+        return "cold"
+    return "archive"
+
+
+def mark_hits(hits: list[Hit], config: MemoryConfig, today: dt.date) -> None:
+    """Set each hit's ``tier`` (a fact's, by its importance, kind and age as consolidation
+    scores it, without the access count; ``archive`` in ``archive/``) and ``superseded``
+    (its line is struck through: superseded or forgotten)."""
+    for hit in hits:
+        entry = parse_entry(hit.text.split("\n", 1)[0], hit.line_start)
+        hit.superseded = entry is not None and entry.struck
+        if hit.path.startswith("archive/"):
+            hit.tier = "archive"
+        elif hit.path.startswith("facts/") and entry is not None:
+            fact = Fact(hit.path, entry)
+            score = current_score(
+                fact.importance, fact.kind, fact.day, today, pinned=fact.pinned, config=config
+            )
+            hit.tier = tier(score, config)

@@ -1,0 +1,132 @@
+"""Topic pages: one ``topics/<slug>.md`` per person, project, repository or concept.
+
+A topic's hotness is recomputed from its facts' dates on every run, never accumulated,
+so a rerun (or a run after a crash) gives the same number: each mention adds 0.05,
+cooled by x0.95 a day since. Active at 0.5 and above, dormant under 0.1, warm between.
+Once a topic has 3 or more facts, its page gets a rule-based summary.
+
+vaultmem owns the block between the markers of a topic page; the rest of the page (and
+the frontmatter, written once when the page is made) is the person's.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from vaultmem.config import MemoryConfig
+from vaultmem.memory.pipeline.facts import Fact, daily_date, fact_link
+from vaultmem.notes.parse import find_links
+
+_SLUG = re.compile(r"[^\w]+")
+_KIND_RANK = {"person": 0, "project": 1, "repository": 2, "concept": 3}
+
+
+def slug(name: str) -> str:
+    """A file name for a topic: lower case, words joined by ``-`` (CJK kept)."""
+    return _SLUG.sub("-", name.casefold()).strip("-")[:80] or "topic"
+
+
+@dataclass
+class Topic:
+    """Everything the consolidation knows about one topic."""
+
+    name: str
+    kind: str  # person | project | repository | concept
+    facts: list[Fact] = field(default_factory=list)
+
+    @property
+    def path(self) -> str:
+        return f"topics/{slug(self.name)}.md"
+
+    def hotness(self, today: dt.date, config: MemoryConfig) -> float:
+        total = 0.0
+        for fact in self.facts:
+            day = fact.day or today
+            total += config.hotness_mention * config.hotness_daily ** max(0, (today - day).days)
+        return min(1.0, total)
+
+    def status(self, today: dt.date, config: MemoryConfig) -> str:
+        hot = self.hotness(today, config)
+        if hot >= config.topic_active:
+            return "active"
+        if hot < config.topic_dormant:
+            return "dormant"
+        return "warm"
+
+    def last_mentioned(self) -> dt.date | None:
+        days = [f.day for f in self.facts if f.day]
+        return max(days) if days else None
+
+
+def page_header(topic: Topic) -> str:
+    """A new topic page's frontmatter and title."""
+    return f"---\ntype: topic\nkind: {topic.kind}\n---\n\n# {topic.name}\n\n"
+
+
+def page_block(topic: Topic, today: dt.date, config: MemoryConfig, shown: int = 30) -> str:
+    """The generated part of a topic page."""
+    hot = topic.hotness(today, config)
+    last = topic.last_mentioned()
+    lines = [
+        f"[kind:: {topic.kind}] [hotness:: {hot:.2f}] [status:: {topic.status(today, config)}]"
+        f" [facts:: {len(topic.facts)}]" + (f" [last_mentioned:: {last}]" if last else ""),
+    ]
+    if len(topic.facts) >= config.summary_min_facts:
+        lines += ["", summary(topic)]
+    newest = sorted(topic.facts, key=lambda f: (f.day or dt.date.min, f.id or ""), reverse=True)
+    lines += ["", "## Facts"]
+    lines += [
+        f"- {fact.text} {fact_link(fact.path, fact.id)}" for fact in newest[:shown] if fact.id
+    ]
+    if len(newest) > shown:
+        lines.append(f"- … and {len(newest) - shown} older facts (`vaultmem search {topic.name}`)")
+    return "\n".join(lines)
+
+
+def summary(topic: Topic) -> str:
+    """One rule-made paragraph: how much, since when, about what, and the latest word."""
+    days = sorted(f.day for f in topic.facts if f.day)
+    areas = Counter(f.path.removeprefix("facts/").removesuffix(".md") for f in topic.facts)
+    about = ", ".join(f"{area} ({count})" for area, count in areas.most_common(3))
+    latest = max(topic.facts, key=lambda f: (f.day or dt.date.min, f.id or ""))
+    since = f" since {days[0]}" if days else ""
+    return (
+        f"**Summary:** {topic.name} ({topic.kind}) appears in {len(topic.facts)} facts{since},"
+        f" mostly about {about}. Latest: “{latest.text}”."
+    )
+
+
+def gather(facts: Iterable[Fact], min_facts: int) -> list[Topic]:
+    """The topics the facts name that have at least ``min_facts`` of them, each holding its
+    facts in path and id order (the same page whichever order the facts were read in)."""
+    topics: dict[str, Topic] = {}
+    for fact in facts:
+        if fact.id is None:
+            continue
+        for name, kind in _mentions(fact):
+            topic = topics.setdefault(name.casefold(), Topic(name, kind))
+            topic.facts.append(fact)
+            if _KIND_RANK[kind] < _KIND_RANK[topic.kind]:
+                topic.kind = kind
+    for topic in topics.values():
+        topic.facts.sort(key=lambda f: (f.path, f.id or ""))
+    return [t for t in topics.values() if len(t.facts) >= min_facts]
+
+
+def _mentions(fact: Fact) -> list[tuple[str, str]]:
+    """The topics a fact names, each once: ``(name, kind)``, the first kind found winning."""
+    found = [(name, "person") for name in fact.metadata("person")]
+    found += [(name, "project") for name in fact.metadata("project")]
+    found += [(name, "repository") for name in fact.metadata("repo")]
+    for target, _embed in find_links(fact.text):
+        # A link to a day (``[[2026-11-20]]``) names no topic, whatever folder holds it.
+        if target and "/" not in target and not daily_date(f"{target}.md", ""):
+            found.append((target, "concept"))
+    unique: dict[str, tuple[str, str]] = {}
+    for name, kind in found:
+        unique.setdefault(name.casefold(), (name, kind))
+    return list(unique.values())
