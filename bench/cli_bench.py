@@ -13,8 +13,10 @@ so a busy neighbour on the machine slows all of them alike and the ratios stay f
 Byte-compiled files are allowed (``PYTHONDONTWRITEBYTECODE`` is dropped), as in an
 installed package; one warm-up run of each comes first. The word searched for is the
 first of the vault's ``queries.txt`` (rare: few hits, so the figure is start-up);
-``--word the`` shows a costly query instead. With ``--imports``, prints the slowest
-imports of each command (``python -X importtime``). With ``--baseline DIR`` (a checkout
+``--word the`` shows a costly query instead. With ``--click``, the same search read by
+the click command too (``vaultmem.cli:cli``: what reading a plain search without click
+saves). With ``--imports``, prints the slowest imports of each command (``python -X
+importtime``). With ``--baseline DIR`` (a checkout
 of an older commit, e.g. ``git worktree add --detach /tmp/old COMMIT``), that checkout's
 ``--version`` and search take turns with the others, run as ``python -P -c`` with
 ``PYTHONPATH=DIR`` (the same interpreter and libraries; ``-P``: not the current folder's
@@ -56,6 +58,8 @@ try:
 except ImportError:
     from vaultmem.cli import cli as main
 sys.exit(main())"""
+# The click group, whatever the command line.
+CLICK = "from vaultmem.cli import cli; cli()"
 
 
 def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -104,6 +108,7 @@ def main() -> None:
     parser.add_argument(
         "--word", help="the keyword searched for (default: the first of the vault's queries.txt)"
     )
+    parser.add_argument("--click", action="store_true", help="the same search read by click, too")
     parser.add_argument("--imports", action="store_true", help="show the slowest imports")
     parser.add_argument(
         "--baseline", type=Path, help="a checkout of another commit to run in turns with this one"
@@ -120,6 +125,8 @@ def main() -> None:
         "vaultmem --version": ([exe, "--version"], env),
         f"vaultmem search {word}": ([exe, *search], env),
     }
+    if args.click:
+        commands[f"search {word} by click"] = ([sys.executable, "-c", CLICK, *search], env)
     if args.baseline:
         old = {**env, "PYTHONPATH": str(args.baseline.resolve())}
         baseline = [sys.executable, "-P", "-c", CLI]

@@ -50,8 +50,8 @@ import numpy as np
 import numpy.typing as npt
 
 from vaultmem import Vault
-from vaultmem.embeddings.embedders import Floor
 from vaultmem.embeddings.floor import Background, Gate, background
+from vaultmem.embeddings.protocol import Floor
 from vaultmem.search.semantic import Vectors, open_vectors
 
 HERE = Path(__file__).resolve().parent

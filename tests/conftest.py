@@ -206,8 +206,6 @@ def as_unprivileged(work: Callable[[], object]) -> object:
     # Modules imported on first use must be loaded now: the child cannot read root's folders.
     import encodings.utf_8_sig  # noqa: F401
 
-    import sqlite_utils  # noqa: F401
-
     read, written = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: drop root, do the work, send back its JSON

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultmem.index.stems import SEARCH, stem
+
 DATA = Path(__file__).parent / "data" / "paraphrase_pairs.json"
 KINDS = ("en", "zh", "en-zh", "zh-en")
 
@@ -32,7 +34,6 @@ STOP_WORDS = frozenset(
 )
 _LATIN = re.compile(r"[a-z0-9]+")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly", "e")
 
 
 @dataclass(frozen=True)
@@ -84,13 +85,6 @@ def cjk_bigrams(text: str) -> set[str]:
     return {run[i : i + 2] for run in _CJK.findall(text) for i in range(len(run) - 1)}
 
 
-def _stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
 def shared_words(question: str, memory: str) -> set[str]:
     """What ``question`` and ``memory`` have in common: English words one of which begins
     with the other's stem (``birthday``/``birthdays``, ``doc``/``doctor``), and CJK
@@ -99,6 +93,6 @@ def shared_words(question: str, memory: str) -> set[str]:
     mine = content_words(memory)
     for word in content_words(question):
         for other in mine:
-            if other.startswith(_stem(word)) or word.startswith(_stem(other)):
+            if other.startswith(stem(word, SEARCH)) or word.startswith(stem(other, SEARCH)):
                 shared.add(f"{word}/{other}")
     return shared

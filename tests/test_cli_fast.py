@@ -1,10 +1,13 @@
-"""The fast path of ``vaultmem search`` (``cli/fast.py``) prints what click prints.
+"""A plain ``vaultmem search`` read without click (``cli/search_fast.py``) does and prints
+what click does and prints.
 
-Each command line runs twice as a real process on the same vault, put back as it was
-before each run: once through the console script's ``main`` (which reads a plain search
-itself, without importing click) and once through the click group. Their stdout, stderr
-and exit code must be the same bytes, and ``main`` must have used click exactly for the
-command lines it leaves to click (help, usage errors, anything unusual).
+Its table of options is derived from the click command, and reads each command line the
+table takes to the keyword arguments click gives the command. Each command line also runs
+twice as a real process on the same vault, put back as it was before each run: once
+through the console script's ``main`` (which reads a plain search without importing click)
+and once through the click group. Their stdout, stderr and exit code must be the same
+bytes, and ``main`` must have used click exactly for the command lines it leaves to click
+(help, usage errors, anything unusual).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import pytest
 from conftest import write
 
 from vaultmem import Vault
+from vaultmem.cli.search import search
+from vaultmem.cli.search_fast import ARGUMENT, DEFAULTS, OPTIONS, derive, read_search
 from vaultmem.cli.search_run import style
 
 # argv[1]: where to write whether click was imported; the rest: the command line.
@@ -123,6 +128,43 @@ def test_main_prints_what_click_prints(
     assert used_click is not fast
     assert (code, out, err) == _run(CLICK, pristine, vault, args, env)[:3]
     assert out or err
+
+
+def test_the_table_is_derived_from_the_click_command() -> None:
+    # After a change to the search's options, `python -m vaultmem.cli.search_fast` prints
+    # the table anew.
+    assert derive(search) == (OPTIONS, ARGUMENT, DEFAULTS)
+
+
+def _argv(args: list[str | bytes], vault: Path) -> list[str]:
+    return [os.fsdecode(a).replace("VAULT", str(vault)) for a in args]
+
+
+@pytest.mark.parametrize("args", FAST, ids=[" ".join(map(str, a)) for a in FAST])
+def test_a_plain_search_is_read_as_click_reads_it(pristine: Path, args: list[str | bytes]) -> None:
+    argv = _argv(args, pristine)
+    assert read_search(argv) == search.make_context("search", argv[1:]).params
+
+
+@pytest.mark.parametrize("args", CLICK_READS, ids=[" ".join(map(str, a)) for a in CLICK_READS])
+def test_any_other_command_line_is_left_to_click(pristine: Path, args: list[str | bytes]) -> None:
+    assert read_search(_argv(args, pristine)) is None
+
+
+def test_an_option_of_a_kind_only_click_reads_is_left_out_of_the_table() -> None:
+    @click.command()
+    @click.argument("words", nargs=-1)
+    @click.option("--ratio", type=float)
+    @click.option("--word", type=click.Choice(["a", "b"], case_sensitive=False))
+    @click.option("--size", type=click.IntRange(1, 5, clamp=True))
+    @click.option("--json", "as_json", is_flag=True)
+    def toy(**options: object) -> None:
+        """A command with options of every other kind."""
+
+    options, argument, defaults = derive(toy)
+    assert options == {"--json": ("as_json", "flag", ())}
+    assert argument is None  # a command line with an argument goes to click
+    assert defaults == {"words": (), "ratio": None, "word": None, "size": None, "as_json": False}
 
 
 def test_main_prints_warnings_as_click_does(pristine: Path, tmp_path: Path) -> None:

@@ -505,7 +505,7 @@ def test_sync_takes_attributes_that_leave_notes_as_they_are(
 def test_attributes_this_device_set_itself_do_not_block_sync(synced: tuple[Vault, Vault]) -> None:
     """``.git/info/attributes`` is this device's own: only what the remote adds is refused."""
     a, b = synced
-    info = Path(b.history.repo.git_dir) / "info" / "attributes"
+    info = b.history.git_dir / "info" / "attributes"
     info.parent.mkdir(exist_ok=True)
     info.write_text("*.md ident\n")
     push_attributes(a, ".gitattributes", "*.md diff=markdown\n")

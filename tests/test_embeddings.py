@@ -7,9 +7,11 @@ whose word-hash "model" is deterministic and fast, so most behaviour is tested w
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -24,7 +26,6 @@ from embed_server import EmbedServer, embed_server
 from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.daemon.watch import running_watcher
-from vaultmem.embeddings import matrix as matrices
 from vaultmem.errors import EmbeddingError, VaultmemError
 
 NOTES = {
@@ -327,7 +328,7 @@ def test_semantic_search_without_vectors_says_to_embed(notes: Path) -> None:
 
 def test_keyword_search_never_loads_numpy_without_vectors(notes: Path) -> None:
     with Vault(notes) as vault:
-        vault.index()  # (sqlite-utils, which the index uses to count rows, may load numpy)
+        vault.index()
         assert vault.status().embedded is None
     code = (
         "import sys; from vaultmem import Vault; v = Vault(sys.argv[1]);"
@@ -449,7 +450,34 @@ def test_the_matrix_is_built_once_and_refreshed_only_after_a_change(notes: Path)
             assert matrix.stat().st_ino != built  # the index changed: refreshed
 
 
-def test_a_process_maps_the_matrix_once_until_it_is_rewritten(notes: Path) -> None:
+needs_proc = pytest.mark.skipif(
+    not Path("/proc/self/maps").exists(), reason="reads what this process holds in /proc"
+)
+
+
+def mappings(root: Path) -> list[str]:
+    """This process's mappings of ``root``'s search matrix (lines of /proc/self/maps: the
+    address range, then the file, "(deleted)" after it once replaced)."""
+    matrix = str(root.resolve() / ".vaultmem" / "vectors.matrix")
+    lines = Path("/proc/self/maps").read_text().splitlines()
+    return [line for line in lines if matrix in line]
+
+
+def descriptors(under: Path) -> list[str]:
+    """The files under ``under`` named vectors.matrix that this process holds open."""
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # the descriptor listdir used, closed since
+            continue
+        if target.startswith(str(under.resolve())) and "vectors.matrix" in target:
+            found.append(target)
+    return found
+
+
+@needs_proc
+def test_a_vault_maps_its_matrix_once_until_it_is_rewritten(notes: Path) -> None:
     # Mapping the file anew on every search faulted its pages in again each time.
     path = notes / ".vaultmem" / "vectors.matrix"
     with embed_server() as server:
@@ -457,15 +485,42 @@ def test_a_process_maps_the_matrix_once_until_it_is_rewritten(notes: Path) -> No
         with Vault(notes) as vault:
             vault.embed()
             vault.search("cat", mode="hybrid")
-            mapped = matrices.load(path)
+            mapped = mappings(notes)
             vault.search("sofa", mode="hybrid")
-            assert mapped is not None and matrices.load(path) is mapped
+            assert len(mapped) == 1 and mappings(notes) == mapped  # the same mapping
             write(notes, "home/new.md", "zebra quantum violin\n")
             vault.index()
             vault.embed()
-            vault.search("zebra", mode="hybrid")  # the refresh replaces the file
-            again = matrices.load(path)
-            assert again is not None and again is not mapped and len(again) == len(mapped) + 1
+            vault.search("zebra", mode="hybrid")  # maps the new file, lets the old one go
+            again = mappings(notes)
+            assert len(again) == 1 and again != mapped and "(deleted)" not in again[0]
             path.write_bytes(b"not a matrix")
-            assert matrices.load(path) is None
             assert [h.path for h in vault.search("zebra", mode="semantic")][0] == "home/new.md"
+
+
+@needs_proc
+def test_a_closed_vault_holds_no_matrix_open(tmp_path: Path) -> None:
+    """A process that opens, searches and closes vault after vault (a test run, a host
+    serving several) keeps none of their matrices open; nor does a vault left unclosed,
+    once it is gone."""
+    roots = [tmp_path / f"vault{n}" for n in range(4)]
+    with embed_server() as server:
+        for n, root in enumerate(roots):
+            Vault.init(root)
+            for rel, text in NOTES.items():
+                write(root, rel, text)
+            use_server(root, server)
+            vault = Vault(root)
+            vault.embed()
+            assert vault.search("cat sofa", mode="semantic")[0].path == "home/pets.md"
+            vault.search("database", mode="hybrid")
+            assert len(descriptors(root)) == 1  # kept for the next search
+            if n % 2:
+                vault.close()
+            else:
+                del vault  # never closed: the mapping goes with the vault
+                gc.collect()
+            assert descriptors(root) == []
+    for root in roots[:2]:
+        shutil.rmtree(root)  # a deleted vault's file, had it stayed open, would linger
+    assert descriptors(tmp_path) == []

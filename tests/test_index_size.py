@@ -16,8 +16,8 @@ from conftest import write
 
 import vaultmem.index.prepare
 from vaultmem import Vault
-from vaultmem.index.database import FREE_PAGES_MIN
 from vaultmem.index.prepare import BATCH_NOTES, BATCHES_AHEAD, Job, parallel_map, prepare_file
+from vaultmem.index.vacuum import FREE_PAGES_MIN
 from vaultmem.index.writer import packed_chunk_id
 from vaultmem.notes.files import scan_notes
 

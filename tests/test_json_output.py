@@ -36,7 +36,10 @@ def as_json(*args: str) -> Any:
 
 def leaf_commands(group: click.Group, prefix: str = "") -> dict[str, click.Command]:
     found: dict[str, click.Command] = {}
-    for name, command in group.commands.items():
+    context = click.Context(group)
+    for name in group.list_commands(context):  # the group imports each command's module
+        command = group.get_command(context, name)
+        assert command is not None
         if isinstance(command, click.Group):
             found.update(leaf_commands(command, f"{prefix}{name} "))
         else:

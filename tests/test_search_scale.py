@@ -18,11 +18,9 @@ from conftest import write
 
 from vaultmem import Vault
 from vaultmem.search import ranking
-from vaultmem.search.keyword import MAX_LIMIT
 from vaultmem.search.keyword import search as keyword_search
 from vaultmem.search.query import parse_query
 from vaultmem.search.ranking import EXACT_ROWS
-from vaultmem.search.results import candidates
 
 
 def fill(vault: Vault, days: int, start: int = 1, lines: int = 50) -> None:
@@ -136,67 +134,62 @@ def test_a_common_word_costs_the_same_in_a_vault_twice_as_big(busy: Vault) -> No
     assert exact_after > after * 2  # what ranking every row would have cost
 
 
-# The candidates ranked for 10 hits (more are asked than shown: one memory's hits collapse).
-POOL = ranking.pool_size(candidates(10, MAX_LIMIT))
+def keyword_cost(vault: Vault, query: str) -> tuple[int, list[str]]:
+    """The work of a keyword search for 10 hits (``steps``), and its hits."""
+    hits: list[str] = []
+    cost = steps(vault, lambda: hits.extend(matched(vault, query, limit=10, mode="keyword")))
+    return cost, hits
 
 
-def count_scored_rows(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """From now on, how many candidate rows each ranking scores in Python (the list fills)."""
-    seen: list[int] = []
-    real_rows = ranking._rows
-
-    def counting(conn: sqlite3.Connection, ids: list[int]) -> list[ranking.Row]:
-        seen.append(len(ids))
-        return real_rows(conn, ids)
-
-    monkeypatch.setattr(ranking, "_rows", counting)
-    return seen
-
-
-def scored_rows(vault: Vault, query: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
-    """How many candidate rows a keyword search for 10 hits scores in Python, and its hits."""
-    seen = count_scored_rows(monkeypatch)
-    hits = matched(vault, query, limit=10, mode="keyword")
-    return sum(seen), hits
-
-
-def test_rows_holding_every_word_stop_the_gathering(
-    busy: Vault, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # "release" and "notes" are each in 2,200 lines, together in 1,100: the newest lines
-    # holding both fill the pool, so lines holding one of them are never read.
-    kinds = ("release notes", "release", "notes")
-    body = "".join(f"- {kinds[n % 3]} batch {n}\n" for n in range(3300))
+def test_rows_holding_every_word_stop_the_gathering(busy: Vault) -> None:
+    # "release" and "notes" are each in 1,100 lines, all of them holding both: common
+    # words. Then each is in 1,100 newer lines of its own: the lines holding both still
+    # fill the pool, so the newer ones are never read, and the search costs what it did.
+    body = "".join(f"- release notes batch {n}\n" for n in range(1100))
     write(busy.root, "topics/log.md", f"# Log\n\n{body}")
     busy.index()
-    count, hits = scored_rows(busy, "release notes", monkeypatch)
-    assert count <= POOL
+    before, hits = keyword_cost(busy, "release notes")
+    assert len(hits) == 10 and all("release notes" in h for h in hits)
+    body = "".join(f"- {('release', 'notes')[n % 2]} again {n}\n" for n in range(2200))
+    write(busy.root, "topics/more.md", f"# More\n\n{body}")
+    busy.index()
+    after, hits = keyword_cost(busy, "release notes")
+    assert after < before * 1.1  # reading the pool again for each word: a third more
     assert len(hits) == 10 and all("release notes" in h for h in hits)
 
 
-def test_hybrid_s_longer_keyword_list_is_ranked_from_a_keyword_search_s_pool(
-    busy: Vault, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_hybrid_s_longer_keyword_list_is_ranked_from_a_keyword_search_s_pool(busy: Vault) -> None:
     # Fusion reads 3x as many keyword hits as a search shows; ranking a pool 3x as large
     # for them cost 3x the time. The list starts with the keyword search's own hits.
-    seen = count_scored_rows(monkeypatch)
     conn = busy.db.conn
+
+    def cost(**wanted: int) -> int:
+        return steps(busy, lambda: keyword_search(conn, "deploy step", **wanted))
+
     longer = keyword_search(conn, "deploy step", limit=120, ranked_for=40)
-    assert len(longer) == 120 and sum(seen) <= ranking.pool_size(40)
+    assert len(longer) == 120
     shown = keyword_search(conn, "deploy step", limit=40)
     assert [(h.path, h.line_start) for h in longer[:40]] == [(h.path, h.line_start) for h in shown]
+    assert cost(limit=120, ranked_for=40) < cost(limit=40) * 1.3
+    # What ranking a pool for all 120 costs: enough more that the two can be told apart.
+    assert cost(limit=120) > cost(limit=120, ranked_for=40) * 1.5
 
 
-def test_a_rare_chinese_run_of_common_bigrams_reads_only_its_own_lines(
-    busy: Vault, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # 版本 and 控制 are common, 版本控制 is not: its 500 lines fill the pool by themselves.
-    lines = ["版本发布"] * 2100 + ["质量控制"] * 2100 + ["版本控制"] * 500
-    body = "".join(f"- {text} 第{n}条\n" for n, text in enumerate(lines))
+def test_a_rare_chinese_run_of_common_bigrams_reads_only_its_own_lines(busy: Vault) -> None:
+    # 版本控制 is in 1,100 lines: its bigrams 版本 and 控制 are common. Then they are in
+    # 4,200 newer lines of 版本发布 and 质量控制: the lines of 版本控制 still fill the pool by
+    # themselves, so the newer ones are never read, and the search costs what it did.
+    body = "".join(f"- 版本控制 第{n}条\n" for n in range(1100))
     write(busy.root, "topics/记录.md", f"# 记录\n\n{body}")
     busy.index()
-    count, hits = scored_rows(busy, "版本控制", monkeypatch)
-    assert count <= POOL
+    before, hits = keyword_cost(busy, "版本控制")
+    assert len(hits) == 10 and all("版本控制" in h for h in hits)
+    lines = ["版本发布", "质量控制"] * 2100
+    body = "".join(f"- {text} 又{n}条\n" for n, text in enumerate(lines))
+    write(busy.root, "topics/记录二.md", f"# 记录二\n\n{body}")
+    busy.index()
+    after, hits = keyword_cost(busy, "版本控制")
+    assert after < before * 1.1
     assert len(hits) == 10 and all("版本控制" in h for h in hits)
 
 

@@ -4,13 +4,15 @@ An agent runs ``vaultmem search`` and ``vaultmem context`` as processes, many ti
 session, so imports are most of what it waits for (``docs/cli.md``, "Start-up time").
 Each test runs a real command as a subprocess, with a driver that records ``sys.modules``
 when the process exits, and names the heavy modules that command must not load: the
-libraries (PyYAML, gitpython, watchdog, numpy, sqlite-utils, the MCP SDK), vaultmem's own
+libraries (PyYAML, watchdog, numpy, the MCP SDK; and gitpython, which only the tests
+install), vaultmem's own
 slow-to-import parts (an index run, the memory pipeline's rule tables, git, the daemon)
 and the standard modules only a write needs.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import vaultmem
 from vaultmem import Vault
 
 # Runs the CLI as the console script does (``main``: a plain search without click), and
@@ -33,7 +36,7 @@ from vaultmem.cli import main
 main()
 """
 
-LIBRARIES = {"yaml", "git", "watchdog", "numpy", "sqlite_utils", "mcp", "pydantic"}
+LIBRARIES = {"yaml", "git", "watchdog", "numpy", "mcp", "pydantic"}
 INDEX_RUN = {
     "vaultmem.index.runs",
     "vaultmem.index.prepare",
@@ -90,15 +93,16 @@ NOT_FOR_SEARCH = {
     "markdown_it_pyrs",
     "hashlib",
     "fcntl",  # the write lock's
-    # A plain search command line is read without click (cli/fast.py): ~15 ms of imports.
+    "threading",  # the write lock's too: which thread holds it
+    # A plain search command line is read without click (cli/search_fast.py): ~15 ms of
+    # imports.
     "click",
     "vaultmem.cli.common",
-    # The records a search defines are no dataclasses (records.py): dataclasses imports
+    # The records a search defines are NamedTuples or plain classes: dataclasses imports
     # inspect, ~5 ms, and each class compiles its methods from source.
     "dataclasses",
     "inspect",
     "platform",  # the device name is os.uname().nodename
-    "threading",  # the write lock's per-thread depth is a _thread._local
 }
 
 
@@ -124,7 +128,12 @@ def test_version_loads_no_vault_machinery(tmp_path: Path) -> None:
     assert modules & NOT_FOR_READS == set()
     # Not even the vault or a command: ``import vaultmem`` loads ``Vault`` when asked.
     loaded = {m for m in modules if m.startswith("vaultmem.")}
-    command_line = {"vaultmem.cli", "vaultmem.cli.fast", "vaultmem.cli.common"}
+    command_line = {
+        "vaultmem.cli",
+        "vaultmem.cli.search_fast",
+        "vaultmem.cli.common",
+        "vaultmem.cli.plain",
+    }
     assert loaded <= {"vaultmem.errors", "vaultmem.agent", *command_line}
 
 
@@ -161,16 +170,28 @@ def test_a_search_of_a_vault_without_config_file_loads_no_toml_parser(
 
 def test_each_command_is_defined_by_the_module_the_group_imports_for_it() -> None:
     # The group imports a command's module by the table; a command missing from it, or
-    # listed under another module, would not be found (or only after --help).
+    # listed under another module, would not be found.
+    import click
+
     from vaultmem.cli import cli
     from vaultmem.cli.common import COMMAND_MODULES
 
-    defined = {
-        name: command.callback.__module__.rsplit(".", 1)[-1]
-        for name, command in cli.commands.items()  # listing them imports every module
-        if command.callback is not None
-    }
+    defined = {}
+    for path in sorted((Path(vaultmem.__file__).parent / "cli").glob("*.py")):
+        module = importlib.import_module(f"vaultmem.cli.{path.stem}")
+        made_here = [
+            command
+            for command in vars(module).values()
+            if isinstance(command, click.Command)
+            and command is not cli
+            and getattr(command.callback, "__module__", None) == module.__name__
+        ]
+        inside = [s for c in made_here if isinstance(c, click.Group) for s in c.commands.values()]
+        defined.update({c.name: path.stem for c in made_here if c not in inside})
     assert defined == COMMAND_MODULES
+    context = click.Context(cli)
+    assert cli.list_commands(context) == sorted(COMMAND_MODULES)
+    assert all(cli.get_command(context, name) for name in COMMAND_MODULES)
 
 
 def test_one_command_imports_only_its_own_module(tmp_path: Path, indexed: str) -> None:
@@ -181,10 +202,7 @@ def test_one_command_imports_only_its_own_module(tmp_path: Path, indexed: str) -
     assert modules & others == set()
 
 
-def test_status_and_a_no_op_index_load_no_numpy_nor_sqlite_utils(
-    tmp_path: Path, indexed: str
-) -> None:
-    # Counting rows once went through sqlite-utils, which imports numpy when installed.
+def test_status_and_a_no_op_index_load_no_numpy(tmp_path: Path, indexed: str) -> None:
     for command in ("status", "index"):
         modules = loaded_modules(tmp_path, command, "--vault", indexed)
         assert modules & (LIBRARIES | MEMORY_RULES | OTHER_PARTS) == set(), command

@@ -19,7 +19,8 @@ import pytest
 from conftest import chunk_rows, wait_for, write
 
 from vaultmem import Vault
-from vaultmem.daemon.watch import daemon_pid, next_batch, running_watcher
+from vaultmem.daemon.events import next_batch
+from vaultmem.daemon.watch import daemon_pid, running_watcher
 from vaultmem.errors import DaemonRunningError
 from vaultmem.index.text import TextStore
 
@@ -390,6 +391,7 @@ def runtime_imports(module: str) -> set[str]:
     import vaultmem
 
     tree = ast.parse((Path(vaultmem.__file__).parent / f"{module}.py").read_text())
+    package = "vaultmem."
     typing_only = {
         id(node)
         for block in ast.walk(tree)
@@ -397,19 +399,22 @@ def runtime_imports(module: str) -> set[str]:
         for node in ast.walk(block)
     }
     return {
-        node.module or ""
+        (node.module or "").removeprefix(package)
         for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and id(node) not in typing_only
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith(package)
+        and id(node) not in typing_only
     }
 
 
 def test_the_daemon_and_the_vault_do_not_import_each_other() -> None:
-    """watch.py is handed its Vault (only ``Vault.watch`` imports the daemon, when called);
-    ``Vault.status`` asks watchlock.py (through status.py), which needs neither."""
-    assert "vault" not in runtime_imports("watch")
+    """daemon/watch.py is handed its Vault (only ``Vault.watch`` imports the daemon, when
+    called); ``Vault.status`` asks notes/watch_lock.py (through status.py), which needs
+    neither."""
+    assert "vault" not in runtime_imports("daemon/watch")
     assert "status" in runtime_imports("vault")
-    assert "watchlock" in runtime_imports("status")
-    assert runtime_imports("watchlock") == {"errors"}
+    assert "notes.watch_lock" in runtime_imports("status")
+    assert runtime_imports("notes/watch_lock") == {"errors"}
     code = "import sys, vaultmem.vault; assert 'watchdog' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -1,5 +1,5 @@
-"""A generator run in a forked child (``workers.forked``): the items in order, the child's
-errors raised here, a child that dies or is left behind never hangs the caller."""
+"""A generator run in a forked worker (``workers.forked``): the items in order, the worker's
+errors raised here, a worker that dies or is left behind never hangs the caller."""
 
 from __future__ import annotations
 
@@ -10,16 +10,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 
 import pytest
 from conftest import write
 
-from vaultmem import Vault, workers
+from vaultmem import Vault
 from vaultmem.errors import VaultmemError
 from vaultmem.memory.pipeline.reading import FORK_MIN_NOTES
-from vaultmem.workers import PIPE_BYTES, backlog, can_fork, forked
+from vaultmem.workers import can_fork, forked
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="forks only on Linux, with one thread")
 
@@ -31,74 +30,47 @@ def numbered(count: int) -> Iterator[tuple[int, int]]:
 
 
 def test_the_items_come_in_order_from_another_process() -> None:
-    items = list(forked(lambda: numbered(25), batch=4))
+    items = list(forked(lambda: numbered(25), batch=4, ahead=2))
     assert [n for n, _ in items] == list(range(25))
     assert {pid for _, pid in items} != {os.getpid()}
     assert len({pid for _, pid in items}) == 1
 
 
-def test_the_child_runs_ahead_of_a_slow_caller_only_so_far(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The pipe holds about PIPE_BYTES and the child's outbox OUTBOX_BYTES more: more than
-    a batch or two (the two processes take turns being the slower one), and no more than
-    that (the child's lead is bounded)."""
-    monkeypatch.setattr(workers, "OUTBOX_BYTES", 300_000)  # the child inherits it
+@pytest.mark.parametrize("count", [0, 1, 3, 4, 12])
+def test_every_item_comes_whatever_the_count_against_the_batch(count: int) -> None:
+    assert [n for n, _ in forked(lambda: numbered(count), batch=4, ahead=2)] == list(range(count))
+
+
+def test_the_worker_runs_ahead_of_a_slow_caller_only_so_far(tmp_path: Path) -> None:
+    """While the caller holds its first item, the worker makes the lists it may hold
+    waiting (``ahead``) and the few under way (one in the pipe, one being made), and no
+    more: its lead is bounded whatever the length of the run."""
     made = tmp_path / "made"
 
     def large() -> Iterator[str]:
-        for n in range(1000):
+        for n in range(200):
             with made.open("a") as out:
                 out.write(f"{n}\n")
-            yield "x" * 10_000
+            yield "x" * 200_000  # more than a pipe holds: one list at a time goes in
 
-    items = forked(large, batch=1)
+    items = forked(large, batch=1, ahead=5)
     next(items)
     count, quiet_since = -1, time.monotonic()
-    while time.monotonic() - quiet_since < 1.0:  # until the child stops making more
+    while time.monotonic() - quiet_since < 1.0:  # until the worker stops making more
         now = len(made.read_text().split())
         if now != count:
             count, quiet_since = now, time.monotonic()
         time.sleep(0.05)
-    read_end, write_end = os.pipe()
-    workers._widen(write_end)  # as ``forked`` asks: the system may grant less than PIPE_BYTES
-    held = (workers._pipe_size(write_end) or PIPE_BYTES) + 300_000
-    os.close(read_end)
-    os.close(write_end)
-    assert held // 10_000 - 3 <= count <= held // 10_000 + 3
-    assert sum(1 for _ in items) == 999
+    assert 1 + 5 <= count <= 1 + 5 + 3
+    assert sum(1 for _ in items) == 199
 
 
-def test_the_child_knows_how_much_it_sent_that_the_caller_has_not_read() -> None:
-    """``backlog`` tells a child which of the two processes is the slower (how full the
-    pipe is): here the caller holds the first item while the child sends three more, then
-    asks. The caller reads on only once the child has asked (else it may have read them)."""
-    asked, tell = os.pipe()
-
-    def sent() -> Iterator[float | None]:
-        for _ in range(4):
-            yield 0  # 4 messages, each ("items", [0]) pickled
-        full = backlog()
-        os.write(tell, b"!")
-        yield full
-
-    items = forked(sent, batch=1)
-    assert next(items) == 0  # the first message read; three wait in the pipe
-    assert os.read(asked, 1) == b"!"
-    *_, full = items
-    os.close(asked)
-    os.close(tell)
-    message = len(ForkingPickler.dumps(("items", [0]))) + 4  # and its length
-    assert full is not None and 3 * message <= full * PIPE_BYTES <= 4 * message
-    assert backlog() is None  # not a child
-
-
-def test_a_process_that_leaves_the_child_unread_still_exits() -> None:
-    """The child is blocked on a full pipe and the caller keeps the generator (as a kept
-    traceback would): the interpreter must not wait for the child at exit."""
+def test_a_process_that_leaves_the_worker_unread_still_exits() -> None:
+    """The caller keeps the generator (as a kept traceback would) and never reads on: the
+    interpreter must not wait for the worker at exit for longer than its lead."""
     script = (
         "from vaultmem.workers import forked\n"
-        "items = forked(lambda: iter(['x' * 100_000] * 100), batch=1)\n"
+        "items = forked(lambda: iter(['x' * 100_000] * 100), batch=1, ahead=4)\n"
         "next(items)\n"
         "print('leaving')\n"
     )
@@ -109,7 +81,7 @@ def test_a_process_that_leaves_the_child_unread_still_exits() -> None:
 
 
 def test_without_fork_the_same_items_are_made_here() -> None:
-    items = list(forked(lambda: numbered(5), batch=2, fork=False))
+    items = list(forked(lambda: numbered(5), batch=2, ahead=2, fork=False))
     assert items == [(n, os.getpid()) for n in range(5)]
 
 
@@ -119,11 +91,12 @@ def test_an_error_in_the_child_is_raised_here_after_the_items_before_it() -> Non
         yield 2
         raise ValueError("note 3 is odd")
 
-    got: list[int] = []
-    with pytest.raises(ValueError, match="note 3 is odd"):
-        for item in forked(failing, batch=1):
-            got.append(item)
-    assert got == [1, 2]
+    for batch in (1, 4):  # the items before it in its own batch too
+        got: list[int] = []
+        with pytest.raises(ValueError, match="note 3 is odd"):
+            for item in forked(failing, batch=batch, ahead=2):
+                got.append(item)
+        assert got == [1, 2]
 
 
 def test_an_error_that_cannot_be_pickled_still_says_what_it_was() -> None:
@@ -135,7 +108,7 @@ def test_an_error_that_cannot_be_pickled_still_says_what_it_was() -> None:
         yield 0
 
     with pytest.raises(VaultmemError, match="Local: cannot go through a pipe"):
-        list(forked(failing, batch=1))
+        list(forked(failing, batch=1, ahead=2))
 
 
 def test_a_child_that_dies_without_a_word_is_an_error_not_a_hang() -> None:
@@ -144,13 +117,13 @@ def test_a_child_that_dies_without_a_word_is_an_error_not_a_hang() -> None:
         os._exit(3)
 
     with pytest.raises(VaultmemError, match="stopped before its work was done"):
-        list(forked(dying, batch=1))
+        list(forked(dying, batch=1, ahead=2))
 
 
 def test_a_caller_that_stops_early_leaves_no_child_behind(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    items = forked(lambda: numbered(10_000_000), batch=10)
+    items = forked(lambda: numbered(10_000_000), batch=10, ahead=2)
     first = next(items)
     child = first[1]
     items.close()  # what a loop that breaks, or raises, does to the generator

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.config import Config
-from vaultmem.embeddings import numpy_or_notice
+from vaultmem.embeddings.optional import numpy_or_notice
 from vaultmem.index.database import Index
-from vaultmem.notes.files import BINARY_WARNING, PARTLY_INDEXED, scan_notes
+from vaultmem.notes.decode import BINARY_WARNING, PARTLY_INDEXED
+from vaultmem.notes.files import scan_notes
 from vaultmem.notes.state import STATE_DIR
 from vaultmem.notes.watch_lock import daemon_pid, daemon_warnings
 from vaultmem.search.retrieval import has_vectors

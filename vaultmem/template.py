@@ -1,10 +1,11 @@
 """What a new vault is made of: the packaged template (``MEMORY.md``, the tier folders, a
 ``.gitignore``) and the example memory, laid into a new folder or beside the notes of a
 folder being adopted (an Obsidian vault, an OpenClaw workspace) without changing any file
-already there. ``Vault.init`` lays them down, then commits."""
+already there. ``create_vault`` (``Vault.init``) lays them down, then commits."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +61,7 @@ def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitRepo
     except OSError as exc:
         raise VaultmemError(f"cannot create the folder {path}: {exc.strerror or exc}") from exc
     root = root.resolve()
-    from vaultmem.git.repository import check_out_cloned_branch  # gitpython: 40 ms, only here
+    from vaultmem.git.repository import check_out_cloned_branch
 
     check_out_cloned_branch(root)  # a second device's fresh clone joins the vault there
     make_state_dir(root / STATE_DIR)  # before any file of it: private from the start
@@ -82,4 +83,25 @@ def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitRepo
     daily = load_config(root).vault.daily_folder  # a config already there may name another
     for folder in (daily, *FOLDERS[1:]):
         (root / folder).mkdir(parents=True, exist_ok=True)
+    return report
+
+
+def create_vault(path: str | os.PathLike[str], *, example: bool = False) -> InitReport:
+    """``Vault.init``: lay the template down (``lay_down``), show the example's facts in
+    ``MEMORY.md`` from the start, then make the folder a git repository if it is not in
+    one and commit what was added (``git/repository.py``).
+
+    Raises:
+        VaultmemError: ``path`` is a file, or inside another vault.
+        GitError: git refused.
+    """
+    from vaultmem.config import load_config
+    from vaultmem.git.repository import commit_init
+    from vaultmem.memory.pipeline.runner import rebuild_blocks
+
+    report = lay_down(path, example=example)
+    if example and "MEMORY.md" in report.created:
+        # The example's facts are already distilled: MEMORY.md shows them from the start.
+        rebuild_blocks(report.root, load_config(report.root), dt.date.today())
+    report.committed = commit_init(report.root, report.created)
     return report

@@ -37,15 +37,8 @@ from typing import TYPE_CHECKING
 from watchdog.events import FileSystemEvent
 from watchdog.observers.api import BaseObserver
 
-from vaultmem.daemon.watch import (
-    Change,
-    EventFilter,
-    OverflowAlarm,
-    VaultGuard,
-    WatchCoverage,
-    batch_scope,
-    start_observer,
-)
+from vaultmem.daemon.coverage import Change, VaultGuard, WatchCoverage, batch_scope
+from vaultmem.daemon.events import EventFilter, OverflowAlarm, start_observer
 from vaultmem.errors import VaultmemError, VaultNotFoundError
 from vaultmem.notes.state import PRIVATE_DIR_MODE, STATE_DIR, TEMP_DIR
 from vaultmem.notes.watch_lock import daemon_pid

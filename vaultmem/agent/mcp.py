@@ -6,7 +6,7 @@ pydantic models in ``mcp_models.py``), the resources, turning ``VaultmemError`` 
 tool errors (``isError``, the server lives on), and the server's life: a ``Vault`` for each
 call running at once (the SDK runs each tool in a worker thread; ``VaultService``), so no
 slow call makes another client wait, plus a ``LiveIndex`` that keeps the index following
-edits made outside the server (``agent/live.py``). Every read settles first, so it sees
+edits made outside the server (``live.py``). Every read settles first, so it sees
 every edit finished before the call. See ``docs/mcp.md``.
 """
 

@@ -9,21 +9,34 @@ The commands live by concept: ``notes`` (init, index, show, status, watch), ``se
 ``git`` (commit, log, diff, restore, sync), ``memory`` (remember, consolidate, forget,
 tree, validate), ``embed`` (the vectors of semantic search), ``agent`` (context, recent),
 ``capture`` (agent transcripts), ``hooks`` (hooks install/uninstall/show), ``mcp`` (the
-MCP server); ``common`` holds what they share. A command's module is imported when the
-command runs (``common.COMMAND_MODULES``), so each command loads only what it needs.
+MCP server); ``common`` holds the group and what the commands share, ``plain`` what they
+share without click. The group imports a command's module when the command runs
+(``common.COMMAND_MODULES``), so each command loads only what it needs.
 
-The console script runs ``main`` (``fast.py``): a plain ``search`` command line runs
-without importing click at all; any other goes to ``cli``, the click group, which this
-package imports when first asked for it.
+The console script runs ``main``: a plain ``search`` command line runs without importing
+click at all (``search_fast``, reading it by a table derived from the click command); any
+other goes to ``cli``, the click group, which this package imports when first asked for it.
 """
 
 from __future__ import annotations
 
-from vaultmem.cli.fast import main
+import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from vaultmem.cli.common import cli
+
+
+def main() -> None:
+    """The ``vaultmem`` command: a plain search without click, anything else with it."""
+    from vaultmem.cli.search_fast import search_without_click
+
+    code = search_without_click(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
+    from vaultmem.cli.common import cli
+
+    cli()
 
 
 def __getattr__(name: str) -> object:

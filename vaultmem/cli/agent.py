@@ -12,7 +12,6 @@ import click
 from vaultmem.cli.common import (
     HOOK_WAIT,
     FreeTextCommand,
-    cli,
     echo_json,
     json_option,
     open_vault,
@@ -36,7 +35,7 @@ def read_hook_input() -> dict[str, object]:
     return parsed if isinstance(parsed, dict) else {}
 
 
-@cli.command(cls=FreeTextCommand)
+@click.command(cls=FreeTextCommand)
 @click.argument("query", callback=query_text, required=False)
 @click.option(
     "--budget",
@@ -77,7 +76,7 @@ def context(
         click.echo(block.text)
 
 
-@cli.command()
+@click.command()
 @click.option("--days", type=click.IntRange(min=1), default=7, show_default=True)
 @click.option("--limit", "-n", type=click.IntRange(min=1), default=50, show_default=True)
 @click.option("--agent", callback=utf8, help="Leave out other agents' lines.")

@@ -11,7 +11,6 @@ from vaultmem.cli.common import (
     HOOK_WAIT,
     FreeTextCommand,
     PathParam,
-    cli,
     echo_json,
     json_option,
     open_vault,
@@ -23,7 +22,7 @@ from vaultmem.memory.pipeline.transcript_formats import FORMATS
 from vaultmem.notes.date_range import RANGE
 
 
-@cli.command(cls=FreeTextCommand)
+@click.command(cls=FreeTextCommand)
 @click.argument("transcript", required=False, type=PathParam(dir_okay=False, path_type=Path))
 @click.option(
     "--format",

@@ -1,9 +1,11 @@
 """What every command shares: the group, error handling, ``--vault``, ``--json``, and
-argument checks. Each command module registers its commands on ``cli`` from here.
+argument checks. The command modules declare their commands with click's decorators; the
+group (``cli``) lists them by name in ``COMMAND_MODULES``.
 
-The group imports a command's module only when that command runs (``COMMAND_MODULES``),
-and all of them only to list them (``--help``, a misspelt command): a search does not
-pay for the imports of git, hooks, capture or the MCP server (docs/cli.md, "Start-up time").
+The group imports a command's module only when that command runs (click's lazy-group
+recipe), and all of them only to list them (``--help``, a misspelt command): a search does
+not pay for the imports of git, hooks, capture or the MCP server (docs/cli.md, "Start-up
+time").
 """
 
 from __future__ import annotations
@@ -24,18 +26,16 @@ import click
 
 from vaultmem import __version__
 from vaultmem.agent import HOOK_FLAG
-from vaultmem.cli.fast import JSON, VAULT, is_utf8, iso_date, json_text, opened_vault
+from vaultmem.cli.plain import iso_date, json_text, opened_vault, query_words, utf8_text
 from vaultmem.errors import VaultmemError, path_problem
 
 if TYPE_CHECKING:
-    from _collections_abc import dict_items, dict_keys, dict_values
-
     from vaultmem.vault import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The module of ``vaultmem.cli`` that defines each command (tests/test_startup.py checks
-# this table against what the modules define).
+# Each command's name -> the module of ``vaultmem.cli`` that defines it, as a function of
+# that name (tests/test_startup.py checks this table against what the modules define).
 COMMAND_MODULES = {
     **dict.fromkeys(["init", "index", "reindex", "show", "status", "watch"], "notes"),
     "search": "search",
@@ -53,67 +53,32 @@ _HOOK_META = "vaultmem.hook"
 HOOK_WAIT = 2.0  # seconds a hook's JSON may take to arrive on a stdin left open
 
 
-class LazyCommands(dict[str, click.Command]):
-    """A group's commands by name, their modules imported on demand: looking one name up
-    imports the module that defines it; listing them (iterating, ``len``, ``items``)
-    imports every module. A module registers its commands as it is imported."""
-
-    def __init__(self, package: str, modules: dict[str, str]) -> None:
-        super().__init__()
-        self._package = package
-        self._modules = modules
-
-    def load(self, name: str) -> None:
-        """Import the module that defines command ``name`` (nothing for an unknown name)."""
-        module = self._modules.get(name)
-        if module is not None and not super().__contains__(name):
-            importlib.import_module(f"{self._package}.{module}")
-
-    def load_all(self) -> None:
-        for module in dict.fromkeys(self._modules.values()):
-            importlib.import_module(f"{self._package}.{module}")
-
-    def __getitem__(self, name: str) -> click.Command:
-        self.load(name)
-        return super().__getitem__(name)
-
-    def __contains__(self, name: object) -> bool:
-        if isinstance(name, str):
-            self.load(name)
-        return super().__contains__(name)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        self.load(name)
-        return super().get(name, default)
-
-    def __iter__(self) -> Iterator[str]:
-        self.load_all()
-        return super().__iter__()
-
-    def __len__(self) -> int:
-        self.load_all()
-        return super().__len__()
-
-    def keys(self) -> dict_keys[str, click.Command]:
-        self.load_all()
-        return super().keys()
-
-    def values(self) -> dict_values[str, click.Command]:
-        self.load_all()
-        return super().values()
-
-    def items(self) -> dict_items[str, click.Command]:
-        self.load_all()
-        return super().items()
-
-
 class VaultmemGroup(click.Group):
-    """A click group that turns library errors into one clear line, in one place.
+    """The ``vaultmem`` group: it imports a command's module when the command is asked for
+    (``COMMAND_MODULES``), and turns library errors into one clear line, in one place.
 
     Run as a host's hook (``--hook`` among the arguments), a usage error exits 1 with one
     ``Error:`` line instead of click's 2 and usage text: Claude Code reads a Stop hook's
     exit 2 as "do not stop" and feeds its stderr to the model.
     """
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMAND_MODULES.get(cmd_name)
+        if module is not None and cmd_name not in self.commands:
+            command = getattr(importlib.import_module(f"{__package__}.{module}"), cmd_name)
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMAND_MODULES.keys() | self.commands.keys())
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in COMMAND_MODULES:  # click's error suggests the nearest name
+            for name in COMMAND_MODULES:
+                self.get_command(ctx, name)
+        return super().resolve_command(ctx, args)
 
     def make_context(
         self,
@@ -169,16 +134,17 @@ class PathParam(click.Path):
 def vault_option(func: F) -> F:
     """``--vault PATH``, shared by every command that works on a vault."""
     return click.option(
-        *VAULT.names,
-        VAULT.dest,
+        "--vault",
+        "vault_path",
         type=PathParam(file_okay=False, path_type=Path),
-        help=VAULT.help,
+        help="The vault folder (default: $VAULTMEM_VAULT, else the nearest folder at or above "
+        "the current one that holds .vaultmem/).",
     )(func)
 
 
 def json_option(func: F) -> F:
     """``--json``: machine-readable output on stdout."""
-    return click.option(*JSON.names, JSON.dest, is_flag=True, help=JSON.help)(func)
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
 
 
 def echo_json(data: Any) -> None:
@@ -214,7 +180,7 @@ def progress_bar(label: str, minimum: int = 0) -> Iterator[Callable[[int, int], 
             bar.__exit__(None, None, None)
 
 
-@click.group(cls=VaultmemGroup, commands=LazyCommands(__package__, COMMAND_MODULES))
+@click.group(cls=VaultmemGroup)
 @click.version_option(__version__, prog_name="vaultmem")
 def cli() -> None:
     """Long-term memory for AI agents, in plain Markdown files.
@@ -224,36 +190,29 @@ def cli() -> None:
     """
 
 
-def utf8(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """Reject arguments holding bytes that are not UTF-8 (shells can pass any bytes)."""
-    if value is not None and not is_utf8(value):
-        raise click.BadParameter("is not valid UTF-8 text")
-    return value
+def _check(
+    check: Callable[[str], str],
+) -> Callable[[click.Context, click.Parameter, str | None], str | None]:
+    """A click callback that runs ``check`` (``plain.py``) on a given value: its
+    ``ValueError`` is a usage error, before any work."""
+
+    def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return check(value)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+
+    return callback
 
 
-def query_text(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """A QUERY argument (``search``, ``context``): UTF-8 text (``utf8``) within a search's
-    bounds (``query.query_problem``); over them it is a usage error, before the vault is
-    opened. The library refuses it too, for callers that are not the CLI."""
-    value = utf8(ctx, param, value)
-    if value:
-        from vaultmem.search.query import (
-            query_problem,  # with the search: not for --version or --help
-        )
-
-        problem = query_problem(value)
-        if problem is not None:
-            raise click.BadParameter(problem)
-    return value
-
-
-def date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is None:
-        return None
-    try:
-        return iso_date(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a date like 2026-11-22") from None
+# Reject arguments holding bytes that are not UTF-8 (shells can pass any bytes).
+utf8 = _check(utf8_text)
+# A QUERY argument (``search``, ``context``): UTF-8 text within a search's bounds.
+query_text = _check(query_words)
+# A ``YYYY-MM-DD`` date, as its ISO form.
+date = _check(iso_date)
 
 
 def run_date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from vaultmem.cli.common import cli, echo_json, json_option, open_vault, progress_bar, vault_option
+from vaultmem.cli.common import echo_json, json_option, open_vault, progress_bar, vault_option
 
 
-@cli.command()
+@click.command()
 @json_option
 @vault_option
 def embed(as_json: bool, vault_path: Path | None) -> None:

@@ -11,7 +11,6 @@ import click
 from vaultmem.cli.common import (
     FreeTextCommand,
     PathParam,
-    cli,
     date,
     echo_json,
     json_option,
@@ -21,7 +20,7 @@ from vaultmem.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from vaultmem.git.history import Commit  # gitpython loads only for the commands that use git
+    from vaultmem.git.history import Commit
 
 
 def commit_dict(made: Commit | None) -> dict[str, Any] | None:
@@ -37,7 +36,7 @@ def commit_dict(made: Commit | None) -> dict[str, Any] | None:
     }
 
 
-@cli.command()
+@click.command()
 @click.option("--message", "-m", help="The commit message [default: what changed, by kind].")
 @json_option
 @vault_option
@@ -54,7 +53,7 @@ def commit(message: str | None, as_json: bool, vault_path: Path | None) -> None:
     click.echo(f"{made.sha[:10]} {made.message}" if made else "nothing to commit")
 
 
-@cli.command(cls=FreeTextCommand)
+@click.command(cls=FreeTextCommand)
 @click.argument("target", required=False, metavar="[PATH[:LINE]]")
 @click.option("--since", callback=date, help="Only commits on or after YYYY-MM-DD.")
 @json_option
@@ -106,7 +105,7 @@ def log(target: str | None, since: str | None, as_json: bool, vault_path: Path |
         click.echo(f"{c.sha[:10]} {c.date[:16]} {c.message} ({len(c.files)} files)")
 
 
-@cli.command(cls=FreeTextCommand)
+@click.command(cls=FreeTextCommand)
 @click.argument("rev", required=False)
 @click.argument("path", required=False)
 @json_option
@@ -125,7 +124,7 @@ def diff(rev: str | None, path: str | None, as_json: bool, vault_path: Path | No
     click.echo(text, nl=False)
 
 
-@cli.command(cls=FreeTextCommand)
+@click.command(cls=FreeTextCommand)
 @click.option(
     "--at", "at", required=True, help="A revision (sha, HEAD~2, a tag) or a date YYYY-MM-DD."
 )
@@ -169,7 +168,7 @@ def restore(
     click.echo(f"restored {len(result.paths)} files {where}")
 
 
-@cli.command()
+@click.command()
 @click.option("--remote", help="The git remote to sync with [default: origin].")
 @json_option
 @vault_option

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from vaultmem.agent import hooks as agent_hooks
-from vaultmem.cli.common import cli, echo_json, json_option, utf8, vault_option
+from vaultmem.cli.common import echo_json, json_option, utf8, vault_option
 from vaultmem.vault import Vault
 
 host_argument = click.argument("host", type=click.Choice(sorted(agent_hooks.HOSTS)))
@@ -21,7 +21,7 @@ scope_option = click.option(
 )
 
 
-@cli.group()
+@click.group()
 def hooks() -> None:
     """Wire vaultmem into an agent host: context at session start, transcripts captured.
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import click
 
-from vaultmem.cli.common import cli, vault_option
+from vaultmem.cli.common import vault_option
 from vaultmem.vault import Vault
 
 INSTALL_HINT = "vaultmem mcp needs the MCP SDK: pip install 'vaultmem[mcp]'"
 
 
-@cli.command()
+@click.command()
 @click.option(
     "--http",
     "http_port",

@@ -10,7 +10,6 @@ import click
 
 from vaultmem.cli.common import (
     FreeTextCommand,
-    cli,
     echo_json,
     json_option,
     open_vault,
@@ -60,7 +59,7 @@ def standard_input() -> str:
         ) from None
 
 
-@cli.command(cls=FreeTextCommand)
+@click.command(cls=FreeTextCommand)
 @click.argument("text", callback=utf8)
 @click.option("--role", default="user", show_default=True, help="Who said it: user, agent, ...")
 @click.option("--source", help="Where it came from (a chat, a channel, a tool).")
@@ -147,7 +146,7 @@ def remember(
         sys.exit(1)
 
 
-@cli.command()
+@click.command()
 @click.option(
     "--mode",
     type=click.Choice(["quick", "daily", "full"]),
@@ -211,7 +210,7 @@ def consolidate(
     )
 
 
-@cli.command(cls=FreeTextCommand)
+@click.command(cls=FreeTextCommand)
 @click.argument("ident", metavar="ID", callback=utf8)
 @click.option("--reason", callback=utf8, help="Why, kept beside the struck words.")
 @click.option(
@@ -252,7 +251,7 @@ def forget(
         click.echo(f"already forgotten {line}: left as it is")
 
 
-@cli.command()
+@click.command()
 @json_option
 @vault_option
 def tree(as_json: bool, vault_path: Path | None) -> None:
@@ -283,7 +282,7 @@ def tree(as_json: bool, vault_path: Path | None) -> None:
         click.echo(f"{name[:44]:44}" + "".join(f"{totals[key][c]:>11}" for c in columns))
 
 
-@cli.command()
+@click.command()
 @json_option
 @vault_option
 def validate(as_json: bool, vault_path: Path | None) -> None:

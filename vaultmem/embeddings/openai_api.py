@@ -5,7 +5,7 @@ Texts go in batches of ``[embeddings] batch``; a request that fails (connection 
 timeout, HTTP 429 or 5xx) is tried again ``retries`` times with a short back-off, then
 becomes one ``EmbeddingError`` naming the URL. The API key is read from the environment
 variable named by ``api_key_env``, never from a settings file; the URL and the variable's
-name come from this device's own ``local.toml`` only (``config.py``, ``_device_only``).
+name come from this device's own ``local.toml`` only (``config/device.py``, ``device_only``).
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from vaultmem.config import EmbeddingsConfig
-from vaultmem.embeddings.embedders import UNCALIBRATED, normalised
+from vaultmem.embeddings.protocol import UNCALIBRATED, normalised
 from vaultmem.errors import EmbeddingError
 from vaultmem.llm.http_post import PostFailed, post_json
 
 if TYPE_CHECKING:
-    from vaultmem.embeddings.embedders import Matrix
+    from vaultmem.embeddings.protocol import Matrix
 
 
 class OpenAIEmbedder:

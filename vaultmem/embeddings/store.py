@@ -25,12 +25,12 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from vaultmem.embeddings import VECTORS_FILE
+from vaultmem.embeddings.files import VECTORS_FILE
 from vaultmem.index.database import is_corrupt, remove_database
 from vaultmem.notes.state import create_private
 
 if TYPE_CHECKING:
-    from vaultmem.embeddings.embedders import Matrix
+    from vaultmem.embeddings.protocol import Matrix
 
 T = TypeVar("T")
 

@@ -1,12 +1,14 @@
-"""Git: the vault's history. Every call passes git an argument list, never a shell string.
+"""Git: the vault's history. Every command goes through ``runner.py``: an argument list,
+never a shell string.
 
 It owns committing the vault's changes with a message that says what changed, the log of
 the vault, of one note or of one line, diffs, and restoring a past snapshot (into the
 vault as a new commit, or into another folder). Git commands run in the vault folder, so
 pathspecs are vault-relative even when the vault is a subfolder of a larger repository.
 
-vaultmem commits as the user's configured git identity (``repo_setup.identity_env``).
-Making a folder a repository at ``vaultmem init`` is ``repo_setup.py``'s.
+vaultmem commits as the user's configured git identity (``repository.identity_env``).
+Making a folder a repository at ``vaultmem init`` is ``repository.py``'s; ``vaultmem sync``
+(``sync.py``) is built on this module.
 """
 
 from __future__ import annotations
@@ -15,23 +17,17 @@ import datetime as dt
 import io
 import os
 import re
-import signal
 import subprocess
 import tarfile
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import git
 
 from vaultmem.errors import GitError, VaultmemError
-from vaultmem.git.repository import git_stderr, identity_env
+from vaultmem.git.repository import find_repository, identity_env
+from vaultmem.git.runner import failure, git_process, literal, operand, run_git
 from vaultmem.notes.state import TEMP_PREFIX
-
-if TYPE_CHECKING:
-    from vaultmem.git.sync import SyncResult
 
 DEFAULT_TIMEOUT = 60.0
 MEMORY_LOG = ".vaultmem/log/"
@@ -47,35 +43,6 @@ NEVER_COMMITTED = (
     ":(exclude).vaultmem/local.toml",
 )
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree
-
-
-def operand(value: str, what: str) -> str:
-    """``value`` (a revision, a remote's name) as git may be given it: git reads a word that
-    begins with ``-`` as an option wherever it stands (``git diff --output=FILE`` writes
-    any file), so such a word is refused before git sees it, as is one with a control
-    character (a NUL cannot even be passed to a process).
-
-    Raises:
-        GitError: ``value`` is empty, begins with ``-`` or holds a control character.
-    """
-    if value and not value.startswith("-") and value.isprintable():
-        return value
-    shown = value.encode("unicode_escape").decode("ascii")
-    raise GitError(
-        f"{shown!r} is not a {what}: a {what} never begins with '-' or holds a control character"
-        if value
-        else f"an empty {what} names nothing"
-    )
-
-
-def literal(paths: list[str], *, top: bool = False) -> list[str]:
-    """Paths for git, each word for word (git's ``:(literal)`` pathspec): never pathspec
-    magic (``:(top)`` would name the whole repository around a vault in a subfolder) nor a
-    glob (a note named ``[ab].md`` would also name ``a.md``). They go after ``--``. Paths
-    are relative to the vault folder, where git runs, or with ``top`` to the repository's
-    top folder (as git names files in its output)."""
-    magic = ":(top,literal)" if top else ":(literal)"
-    return [magic + path for path in paths]
 
 
 @dataclass(frozen=True)
@@ -159,83 +126,74 @@ class History:
         self.daily_folder = daily_folder
         #: What a person should hear of: files left out of a commit, and why.
         self.notices: list[str] = []
-        try:
-            self.repo = git.Repo(root, search_parent_directories=True)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        found = find_repository(root)
+        if found is None:
             raise GitError(
                 f"{root} is not in a git repository; run `git init` there (or `vaultmem init`)"
-            ) from None
-        except git.GitCommandNotFound as exc:
-            raise GitError("git is not installed") from exc
-        self.git = git.Git(str(root))  # runs in the vault folder: vault-relative pathspecs
-        # Git names files from the repository's top folder; the vault may be a folder in it.
-        self.top = Path(str(self.repo.working_tree_dir)).resolve()
+            )
+        #: The repository's top folder (git names files from it; the vault may be a folder
+        #: in it) and its git folder (where a merge in progress leaves ``MERGE_HEAD``).
+        self.top, self.git_dir = found
         inside = root.resolve().relative_to(self.top).as_posix()
         self.prefix = "" if inside == "." else inside + "/"
 
     def run(self, *args: str) -> str:
-        """Run one git command in the vault folder.
+        """Run one git command in the vault folder; its output as text.
 
         Raises:
             GitError: git failed; the message carries git's own words.
         """
-        try:
-            with self.git.custom_environment(**self._identity):
-                return str(self.git.execute(["git", *args], strip_newline_in_stdout=False))
-        except git.GitCommandError as exc:
-            raise GitError(f"git {args[0]} failed: {git_stderr(exc.stderr) or exc}") from exc
+        return self.output(*args).decode("utf-8", "surrogateescape")
+
+    def output(
+        self, *args: str, env: Mapping[str, str] | None = None, stdin: bytes | None = None
+    ) -> bytes:
+        """Run one git command in the vault folder, as the vault's committer, with ``env``
+        over the environment and ``stdin`` to read; its output byte for byte (a file as it
+        was at a commit).
+
+        Raises:
+            GitError: git failed; the message carries git's own words.
+        """
+        return run_git(args, self.root, env={**self._identity, **(env or {})}, stdin=stdin)
 
     def run_network(self, command: str, remote: str, *refspecs: str) -> str:
         """Run ``git COMMAND --quiet REMOTE REFSPEC...`` (fetch, push) within the timeout,
         never prompting. The remote's name comes from the repository's config, which
         another program may have written: it is given to git as a name, never as an option
         (``operand``, ``--end-of-options``: a remote named ``--upload-pack=CMD`` would run
-        CMD).
-
-        The command runs in its own process group, so on timeout git and everything it
-        started (ssh, a credential helper) are killed, not left behind.
+        CMD). On timeout git and everything it started (ssh, a credential helper) are
+        killed, not left behind (``runner.git_process``).
 
         Raises:
             GitError: git failed, or did not finish within the timeout, or ``remote`` is
                 no remote's name.
         """
         args = (command, "--quiet", "--end-of-options", operand(remote, "remote name"), *refspecs)
-        env = {**os.environ, **self._identity, "GIT_TERMINAL_PROMPT": "0"}
-        if not ({"GIT_SSH_COMMAND", "GIT_SSH"} & set(env)) and not self._config("core.sshCommand"):
+        env = {**self._identity, "GIT_TERMINAL_PROMPT": "0"}
+        own_ssh = {"GIT_SSH_COMMAND", "GIT_SSH"} & set(os.environ) or self.config("core.sshCommand")
+        if not own_ssh:
             env["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"  # a password prompt would hang
-        process = subprocess.Popen(
-            ["git", *args],
-            cwd=self.root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
         try:
-            out, err = process.communicate(timeout=self.timeout)
+            done = git_process(args, self.root, env=env, timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            where = self._config(f"remote.{remote}.url") or remote
+            where = self.config(f"remote.{remote}.url") or remote
             raise GitError(
                 f"git {args[0]} with the remote {remote!r} ({where}) did not finish within "
                 f"{self.timeout:g} s and was stopped; check the network, or raise "
                 "[git] timeout_seconds in .vaultmem/config.toml"
             ) from None
-        if process.returncode:
-            message = (
-                git_stderr(err.decode("utf-8", "replace")) or f"exit code {process.returncode}"
-            )
-            raise GitError(f"git {args[0]} failed: {message}")
-        return out.decode("utf-8", "replace")
+        if done.returncode:
+            raise failure(args[0], done)
+        return done.stdout.decode("utf-8", "replace")
 
     @cached_property
     def _identity(self) -> dict[str, str]:
-        # Read once: parsing git's config files for every command cost a fifth of a sync.
-        return identity_env(self.repo)
+        # Asked once: one more git process for every command would slow a sync.
+        return identity_env(self.root)
 
-    def _config(self, key: str) -> str:
+    def config(self, key: str) -> str:
+        """The value git's config gives ``key`` here ("" when it gives none)."""
         try:
             return self.run("config", "--get", key).strip()
         except GitError:
@@ -252,13 +210,14 @@ class History:
         while i < len(entries):
             entry = entries[i]
             if len(entry) > 3:
-                paths.append(self._vault_relative(entry[3:]))
+                paths.append(self.vault_relative(entry[3:]))
                 if entry[0] in "RC":  # a rename is followed by its source path
                     i += 1
             i += 1
         return paths
 
-    def _vault_relative(self, top_relative: str) -> str:
+    def vault_relative(self, top_relative: str) -> str:
+        """A path as git names it (from the repository's top folder), from the vault's."""
         return top_relative.removeprefix(self.prefix)
 
     def commit(
@@ -312,7 +271,7 @@ class History:
         out = self.run(
             "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".", *NEVER_COMMITTED
         )
-        left = [self._vault_relative(e[3:]) for e in out.split("\0") if len(e) > 3 and e[1] != " "]
+        left = [self.vault_relative(e[3:]) for e in out.split("\0") if len(e) > 3 and e[1] != " "]
         for path in left:
             why = next((ln for ln in reason.split("\n") if path in ln), reason.split("\n")[0])
             self.notices.append(f"{path} was not committed: {why.strip()}")
@@ -332,7 +291,7 @@ class History:
         for record in out.split("\x1e")[1:]:
             head, _, names = record.partition("\n")
             sha, date, author, message = head.split("\x1f", 3)
-            files = tuple(self._vault_relative(n) for n in names.split("\n") if n.strip())
+            files = tuple(self.vault_relative(n) for n in names.split("\n") if n.strip())
             commits.append(Commit(sha, date, author, message, files))
         return commits
 
@@ -423,7 +382,7 @@ class History:
         out = self.run(
             "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha, "--", *self._top_paths(paths)
         )
-        return [self._vault_relative(p) for p in out.split("\0") if p]
+        return [self.vault_relative(p) for p in out.split("\0") if p]
 
     def _top_paths(self, paths: list[str]) -> list[str]:
         if paths:
@@ -433,7 +392,8 @@ class History:
     def export(self, sha: str, paths: list[str], target: Path) -> list[str]:
         """Write the vault's files as they were at ``sha`` into the empty folder ``target``."""
         top_paths = self._top_paths(paths)
-        data = self.repo.git.archive("--format=tar", sha, "--", *top_paths, stdout_as_string=False)
+        # At the top folder: git archive run in a subfolder would take only that subfolder.
+        data = run_git(["archive", "--format=tar", sha, "--", *top_paths], self.top)
         written: list[str] = []
         with tarfile.open(fileobj=io.BytesIO(data)) as archive:
             for member in archive.getmembers():
@@ -465,20 +425,6 @@ class History:
                     "nothing was restored"
                 )
         return past
-
-    def sync(
-        self, remote: str | None = None, after_merge: Callable[[], object] | None = None
-    ) -> SyncResult:
-        """Commit, fetch, merge, push; ``after_merge`` runs before a merge is committed (the
-        vault rebuilds its generated blocks there). See ``vaultmem/sync.py``.
-
-        Raises:
-            GitError: no remote, an unreachable one, a detached HEAD, a merge or rebase in
-                progress, or unresolved conflicts; nothing is changed in those cases.
-        """
-        from vaultmem.git.sync import sync
-
-        return sync(self, remote, after_merge)
 
     def restore(self, at: str, paths: list[str]) -> RestoreResult:
         """Bring the vault's files (or the given paths) back to how they were at ``at``,

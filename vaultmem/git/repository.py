@@ -8,28 +8,51 @@ back to ``vaultmem <vaultmem@localhost>`` so a fresh machine can still commit.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
-import git
-
 from vaultmem.errors import GitError
+from vaultmem.git.runner import git_process, git_words, literal, run_git
 
 FALLBACK_NAME = "vaultmem"
 FALLBACK_EMAIL = "vaultmem@localhost"
 
 
-def git_stderr(text: str | bytes | None) -> str:
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
-    return (text or "").strip().removeprefix("stderr:").strip().strip("'")
+def find_repository(root: Path) -> tuple[Path, Path] | None:
+    """The top folder of the git repository holding the folder ``root`` and its git folder
+    (``.git``, or a linked worktree's), both resolved; ``None`` when ``root`` is in no
+    repository or does not exist.
+
+    Raises:
+        GitError: git is not installed, or refused (a repository owned by another user).
+    """
+    try:
+        done = git_process(["rev-parse", "--show-toplevel", "--absolute-git-dir"], root)
+    except FileNotFoundError:
+        if root.is_dir():
+            raise GitError("git is not installed") from None
+        return None
+    if done.returncode:
+        if "not a git repository" in git_words(done):
+            return None
+        raise GitError(f"git cannot read the repository holding {root}: {git_words(done)}")
+    top, git_dir = os.fsdecode(done.stdout).split("\n")[:2]
+    return Path(top).resolve(), Path(git_dir).resolve()
 
 
-def identity_env(repo: git.Repo) -> dict[str, str]:
-    reader = repo.config_reader()
+def identity_env(cwd: Path) -> dict[str, str]:
+    """The fallback identity (``vaultmem <vaultmem@localhost>``) as environment variables
+    for whichever of ``user.name`` and ``user.email`` git's config (and environment) gives
+    the repository at ``cwd`` none of; empty when both are set."""
+    try:
+        out = run_git(["config", "-z", "--get-regexp", r"^user\.(name|email)$"], cwd)
+    except GitError:
+        out = b""  # exit code 1: neither is set
+    keys = {entry.split(b"\n", 1)[0] for entry in out.split(b"\0")}
     env: dict[str, str] = {}
-    if not reader.has_option("user", "name") and "GIT_AUTHOR_NAME" not in os.environ:
+    if b"user.name" not in keys and "GIT_AUTHOR_NAME" not in os.environ:
         env.update(GIT_AUTHOR_NAME=FALLBACK_NAME, GIT_COMMITTER_NAME=FALLBACK_NAME)
-    if not reader.has_option("user", "email") and "GIT_AUTHOR_EMAIL" not in os.environ:
+    if b"user.email" not in keys and "GIT_AUTHOR_EMAIL" not in os.environ:
         env.update(GIT_AUTHOR_EMAIL=FALLBACK_EMAIL, GIT_COMMITTER_EMAIL=FALLBACK_EMAIL)
     return env
 
@@ -44,36 +67,33 @@ def commit_init(root: Path, added: list[str]) -> bool:
     Raises:
         GitError: git is missing or refused the commit.
     """
+    if shutil.which("git") is None:
+        raise GitError("git is not installed; install git and run `vaultmem init` again")
+    message = "vaultmem: initialise vault"
     try:
-        try:
-            repo = git.Repo(root, search_parent_directories=True)
-            fresh = False
-        except git.InvalidGitRepositoryError:
-            repo = git.Repo.init(root, initial_branch="main")
-            fresh = True
-        message = "vaultmem: initialise vault"
-        with repo.git.custom_environment(**identity_env(repo)):
-            if fresh:
-                repo.git.add("--all")
-                if not repo.git.diff("--cached", "--name-only"):
-                    return False
-                repo.git.commit("--quiet", "--no-verify", "-m", message)
-                return True
-            # An existing repository may have the person's own work staged: commit only the
-            # files init added, named relative to the repository's top folder.
-            top = Path(str(repo.working_tree_dir)).resolve()
-            paths = [(root / rel).relative_to(top).as_posix() for rel in added]
-            if not paths:
+        found = find_repository(root)
+        if found is None:
+            run_git(["init", "--quiet", "--initial-branch=main"], root)
+            env = identity_env(root)
+            run_git(["add", "--all"], root, env=env)
+            if not run_git(["diff", "--cached", "--name-only"], root, env=env).strip():
                 return False
-            repo.git.add("--", *paths)
-            if not repo.git.diff("--cached", "--name-only", "--", *paths):
-                return False
-            repo.git.commit("--quiet", "--no-verify", "-m", message, "--", *paths)
+            run_git(["commit", "--quiet", "--no-verify", "-m", message], root, env=env)
+            return True
+        # An existing repository may have the person's own work staged: commit only the
+        # files init added, named relative to the repository's top folder.
+        top = found[0]
+        paths = literal([(root / rel).relative_to(top).as_posix() for rel in added])
+        if not paths:
+            return False
+        env = identity_env(top)
+        run_git(["add", "--", *paths], top, env=env)
+        if not run_git(["diff", "--cached", "--name-only", "--", *paths], top, env=env).strip():
+            return False
+        run_git(["commit", "--quiet", "--no-verify", "-m", message, "--", *paths], top, env=env)
         return True
-    except git.GitCommandError as exc:
-        raise GitError(f"git failed in {root}: {exc.stderr.strip() or exc}") from exc
-    except git.GitCommandNotFound as exc:
-        raise GitError("git is not installed; install git and run `vaultmem init` again") from exc
+    except GitError as exc:
+        raise GitError(f"git failed in {root}: {exc}") from exc
 
 
 def check_out_cloned_branch(root: Path) -> str | None:
@@ -84,14 +104,16 @@ def check_out_cloned_branch(root: Path) -> str | None:
     Raises:
         GitError: the remote has several branches and none is ``main`` or ``master``.
     """
-    try:
-        repo = git.Repo(root, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+    if shutil.which("git") is None:
+        return None  # no clone without git: commit_init says what to install
+    found = find_repository(root)
+    if found is None:
         return None
-    if repo.head.is_valid():
+    top = found[0]
+    if git_process(["rev-parse", "--verify", "--quiet", "HEAD"], top).returncode == 0:
         return None
-    out = repo.git.execute(["git", "for-each-ref", "--format=%(refname:short)", "refs/remotes"])
-    names = [n for n in str(out).split("\n") if n and not n.endswith("/HEAD")]
+    out = run_git(["for-each-ref", "--format=%(refname:short)", "refs/remotes"], top)
+    names = [n for n in os.fsdecode(out).split("\n") if n and not n.endswith("/HEAD")]
     if not names:
         return None  # an empty remote: the first commit starts its history
     chosen = names if len(names) == 1 else [n for n in names if n.split("/", 1)[1] == "main"]
@@ -103,8 +125,7 @@ def check_out_cloned_branch(root: Path) -> str | None:
             "(`git switch NAME`) and run init again"
         )
     branch = chosen[0].split("/", 1)[1]
-    try:
-        repo.git.execute(["git", "checkout", "--quiet", "-b", branch, "--track", chosen[0]])
-    except git.GitCommandError as exc:
-        raise GitError(f"cannot check out {chosen[0]} in {root}: {git_stderr(exc.stderr)}") from exc
+    done = git_process(["checkout", "--quiet", "-b", branch, "--track", chosen[0]], top)
+    if done.returncode:
+        raise GitError(f"cannot check out {chosen[0]} in {root}: {git_words(done)}")
     return branch

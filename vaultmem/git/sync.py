@@ -8,7 +8,7 @@ committed (the memory log alone makes no commit: ``History.commit``), the remote
 merged, and the result pushed; if another device pushed meanwhile, fetch and merge again.
 
 The merge: git merges the branches, then every vault file both sides changed since their
-common commit is merged again by its kind (``vaultmem/merge.py``), whatever git made of it
+common commit is merged again by its kind (``notes/merge.py``), whatever git made of it
 (so an old vault's ``merge=union`` for daily notes does no harm). Before the merge is
 committed, ``after_merge`` runs: the vault rebuilds ``MEMORY.md``'s and the topic pages'
 generated blocks from the merged facts there. Only a real conflict (both devices changed the
@@ -29,18 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import git
-
 from vaultmem.errors import GitError
-from vaultmem.git.history import (
-    EMPTY_TREE,
-    MEMORY_LOG,
-    NEVER_COMMITTED,
-    Commit,
-    History,
-    literal,
-    operand,
-)
+from vaultmem.git.history import EMPTY_TREE, MEMORY_LOG, NEVER_COMMITTED, Commit, History
+from vaultmem.git.runner import literal, operand
 from vaultmem.notes.merge import merge_file
 from vaultmem.notes.state import STATE_DIR, TEMP_DIR, vault_write_lock
 from vaultmem.notes.writes import NotUTF8Error, append_bytes, atomic_write, update_text
@@ -70,16 +61,20 @@ def conflict_copy_name(path: str, remote: str, when: dt.datetime) -> str:
 def sync(
     history: History, remote: str | None, after_merge: Callable[[], object] | None = None
 ) -> SyncResult:
-    """See the module docstring and ``History.sync``."""
-    repo = history.repo
-    _check_state(history)
-    remotes = [r.name for r in repo.remotes]
+    """Commit, fetch, merge, push (see the module docstring); ``after_merge`` runs before a
+    merge is committed (the vault rebuilds its generated blocks there).
+
+    Raises:
+        GitError: no remote, an unreachable one, a detached HEAD, a merge or rebase in
+            progress, or unresolved conflicts; nothing is changed in those cases.
+    """
+    branch = _check_state(history)
+    remotes = _remotes(history)
     if not remotes:
         raise GitError("this vault has no git remote; add one with `git remote add origin URL`")
     name = operand(remote or ("origin" if "origin" in remotes else remotes[0]), "remote name")
     if name not in remotes:
         raise GitError(f"no remote named {name!r}; this vault has: {', '.join(remotes)}")
-    branch = repo.active_branch.name
     result = SyncResult(name, branch)
     _fetch(history, name)  # first: an unreachable remote must leave everything as it was
     upstream = f"{name}/{branch}"
@@ -93,7 +88,7 @@ def sync(
             before = _head(history)
             _merge(history, before, upstream, name, result, after_merge)
             changed = history.run("diff", "--name-only", before or EMPTY_TREE, "HEAD", "--", ".")
-            result.pulled += [history._vault_relative(p) for p in changed.split("\n") if p]
+            result.pulled += [history.vault_relative(p) for p in changed.split("\n") if p]
         if _head(history) is None:
             break  # nothing committed on either side yet: nothing to push
         try:
@@ -109,9 +104,13 @@ def sync(
     return result
 
 
-def _check_state(history: History) -> None:
-    repo = history.repo
-    git_dir = Path(repo.git_dir)
+def _check_state(history: History) -> str:
+    """The branch checked out, when the repository is in a state to sync.
+
+    Raises:
+        GitError: a merge (rebase, cherry-pick, revert) in progress, a detached HEAD, or
+            unresolved conflicts.
+    """
     for marker, what in (
         ("MERGE_HEAD", "a merge"),
         ("rebase-merge", "a rebase"),
@@ -119,16 +118,30 @@ def _check_state(history: History) -> None:
         ("CHERRY_PICK_HEAD", "a cherry-pick"),
         ("REVERT_HEAD", "a revert"),
     ):
-        if (git_dir / marker).exists():
-            raise GitError(
-                f"{what} is in progress in {repo.working_tree_dir}; finish or abort it first"
-            )
-    if repo.head.is_detached:
+        if (history.git_dir / marker).exists():
+            raise GitError(f"{what} is in progress in {history.top}; finish or abort it first")
+    try:
+        branch = history.run("symbolic-ref", "--quiet", "HEAD").strip()
+    except GitError:
         raise GitError(
             "HEAD is detached (not on a branch); check out a branch first, e.g. `git switch main`"
-        )
+        ) from None
     if history.run("diff", "--name-only", "--diff-filter=U"):
         raise GitError("the repository has unresolved conflicts; resolve them and commit first")
+    return branch.removeprefix("refs/heads/")
+
+
+def _remotes(history: History) -> list[str]:
+    """The remotes the repository's own config names (``[remote "NAME"]``), in its order,
+    whatever their names: ``operand`` refuses one git would read as an option."""
+    try:
+        out = history.run(
+            "config", "--local", "--includes", "-z", "--name-only", "--get-regexp", r"^remote\."
+        )
+    except GitError:
+        return []  # exit code 1: no remote
+    keys = (key.removeprefix("remote.").rpartition(".")[0] for key in out.split("\0"))
+    return list(dict.fromkeys(name for name in keys if name))
 
 
 def _head(history: History) -> str | None:
@@ -140,7 +153,7 @@ def _head(history: History) -> str | None:
 
 def _track(history: History, remote: str, branch: str) -> None:
     """Make the remote branch the upstream of ours, so plain git commands know it too."""
-    if not history._config(f"branch.{branch}.remote"):
+    if not history.config(f"branch.{branch}.remote"):
         # Without a remote-tracking ref for it, plain git commands just need the remote named.
         with contextlib.suppress(GitError):
             history.run("branch", "--quiet", f"--set-upstream-to={remote}/{branch}")
@@ -225,27 +238,18 @@ def _rewriting(history: History, rev: str, paths: set[str]) -> dict[str, set[str
     index holding ``rev``'s tree: the vault's own index and files are not touched."""
     import tempfile
 
-    from vaultmem.git.repository import git_stderr
     from vaultmem.notes.state import TEMP_PREFIX, temp_dir_for
 
+    listing = "\0".join(sorted(paths)).encode("utf-8", "surrogateescape")
     with tempfile.TemporaryDirectory(
         prefix=TEMP_PREFIX, dir=temp_dir_for(str(history.root))
     ) as folder:
         env = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
-        listing = Path(folder) / "paths"
-        listing.write_bytes("\0".join(sorted(paths)).encode("utf-8", "surrogateescape"))
-        try:
-            history.git.execute(["git", "read-tree", rev], env=env)
-            with listing.open("rb") as stdin:
-                out = history.git.execute(
-                    ["git", "check-attr", "--cached", "--stdin", "-z", *REWRITING_ATTRIBUTES],
-                    istream=stdin,
-                    env=env,
-                    strip_newline_in_stdout=False,
-                )
-        except git.GitCommandError as exc:
-            raise GitError(f"git check-attr failed: {git_stderr(exc.stderr) or exc}") from exc
-    fields = str(out).split("\0")
+        history.output("read-tree", rev, env=env)
+        out = history.output(
+            "check-attr", "--cached", "--stdin", "-z", *REWRITING_ATTRIBUTES, env=env, stdin=listing
+        )
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
     found: dict[str, set[str]] = {}
     for path, name, value in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
         if _rewrites(name, value):
@@ -319,7 +323,7 @@ def _start_merge(history: History, upstream: str) -> None:
             "merge", "--no-commit", "--no-ff", "--allow-unrelated-histories", "--quiet", upstream
         )
     except GitError:
-        if not (Path(history.repo.git_dir) / "MERGE_HEAD").exists():
+        if not (history.git_dir / "MERGE_HEAD").exists():
             raise  # git refused to start (e.g. a file in the way): nothing was changed
 
 
@@ -330,7 +334,7 @@ def _merge_files(history: History, base: str, theirs: str, remote: str, result: 
     both = set(_changed(history, base, "HEAD")) & set(_changed(history, base, theirs))
     resolved: set[str] = set()
     for top_path in sorted(both):
-        rel = history._vault_relative(top_path)
+        rel = history.vault_relative(top_path)
         on_disk = _read(history.top / top_path)  # what git's merge left: ours to replace
         texts = [_text(history, rev, top_path) for rev in (base, "HEAD", theirs)]
         a, b = texts[1], texts[2]
@@ -351,7 +355,7 @@ def _merge_files(history: History, base: str, theirs: str, remote: str, result: 
         if keep is not None:
             atomic_write(history.top / top_path, keep)
         if mine is not None and other is not None and mine != other:
-            _keep_theirs(history, history._vault_relative(top_path), other, remote, when, result)
+            _keep_theirs(history, history.vault_relative(top_path), other, remote, when, result)
 
 
 def _keep_theirs(
@@ -392,9 +396,7 @@ def _put(
     except NotUTF8Error:  # git's merge left bytes that are not text: ours replaces them
         rewritten.append(True)
     if rewritten:
-        _keep_theirs(
-            history, history._vault_relative(top_path), text.encode(), remote, when, result
-        )
+        _keep_theirs(history, history.vault_relative(top_path), text.encode(), remote, when, result)
 
 
 def _read(path: Path) -> bytes | None:
@@ -429,12 +431,9 @@ def _stage(history: History, stage: int, top_path: str) -> bytes | None:
 
 def _show(history: History, spec: str) -> bytes | None:
     try:
-        out = history.git.execute(
-            ["git", "show", spec], stdout_as_string=False, strip_newline_in_stdout=False
-        )
-    except git.GitCommandError:
+        return history.output("show", spec)
+    except GitError:
         return None  # not there
-    return bytes(out)
 
 
 def _held_path(history: History, rel: str) -> Path:

@@ -2,8 +2,8 @@
 memory run without failing it (``commit_quietly``), and writing a past snapshot into a
 folder outside the vault (``export_snapshot``, ``vaultmem restore --to``).
 
-Git itself (gitpython, 40 ms to import) lives in ``history.py``; this module only receives
-an open ``History``, so importing it loads no git.
+Git itself is called from ``history.py``; this module only receives an open ``History``,
+so importing it starts no git.
 """
 
 from __future__ import annotations

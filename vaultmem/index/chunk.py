@@ -42,7 +42,7 @@ class Chunk(NamedTuple):
     fts_body: str
     fts_heading: str
     fts_name: str
-    # The text as the index stores it (``index_text.py``), when the worker that chunked it
+    # The text as the index stores it (``text.py``), when the worker that chunked it
     # had the index's dictionary; else the writer packs it.
     stored: str | bytes | None = None
 

@@ -19,7 +19,7 @@ Tables (sizes: the 10,000-note generated vault, 24.9 MB of notes, index 61 MB; t
   (stable, see ``chunk.py``; 16 hex digits are stored as the 64-bit integer they spell),
   ``kind`` (a number: ``index_schema.KINDS``), ``line_start`` and ``lines`` (1-based; the
   view's ``line_end`` is their sum, inclusive), ``heading`` (a number in ``headings``),
-  the raw ``text``, compressed (``index_text.py``; 24.5 MB in 12.8 MB), ``block_id``
+  the raw ``text``, compressed (``text.py``; 24.5 MB in 12.8 MB), ``block_id``
   (``^id``), ``date`` (a ``[created:: ]`` or ``[date:: ]`` field) and ``searched``
   (whether the chunk has a ``chunks_fts`` row, see ``index_write.is_searched``). Search
   dates a chunk by that, else the file's ``date``, else the day of its ``mtime_ns``
@@ -30,10 +30,10 @@ Tables (sizes: the 10,000-note generated vault, 24.9 MB of notes, index 61 MB; t
   ``chunk_id``, ``line_end`` and the ``text`` spelled out, the shape every reader queries;
   ``file`` is there too. Its ``text`` calls ``chunk_text()``, an SQL function each
   connection registers (``index_text.TextStore.register``).
-* ``text_dicts``: the dictionary the texts are compressed with (``index_text.py``).
+* ``text_dicts``: the dictionary the texts are compressed with (``text.py``).
 * ``chunks_fts`` (29 MB: 26 MB of postings, 3 MB of column sizes for bm25): FTS5 over
   ``body`` (with the CJK grams), ``heading`` and ``name`` (see ``terms.py``), rowid = chunk id,
-  ``unicode61`` tokenizer (no stemmer; see ``search.py``), full detail (positions: phrases
+  ``unicode61`` tokenizer (no stemmer; see ``search/keyword.py``), full detail (positions: phrases
   and CJK bigram phrases need them). It is *contentless*: the text lives once, in
   ``chunk_rows`` (and the note's names in ``files.names``), and a row is deleted by handing
   FTS5 its column values again, recomputed by ``terms.fts_columns``, for exactly the
@@ -53,18 +53,19 @@ Tables (sizes: the 10,000-note generated vault, 24.9 MB of notes, index 61 MB; t
   rebuilds. ``meta.generation``: a random token renewed by every write transaction.
 
 The file is in ``auto_vacuum = INCREMENTAL`` mode: after a run that freed many pages
-(deleted notes, a rebuild of a larger index), ``release_free_pages`` hands them back to
-the file system, so the file does not keep the largest size it ever had.
+(deleted notes, a rebuild of a larger index), ``vacuum.release_free_pages`` hands them
+back to the file system, so the file does not keep the largest size it ever had.
 
 Writes happen in one transaction per ``Index.batch()``, so a reader in another process
 (WAL mode) sees a file's old rows or its new rows, never a mix.
 
-The index is four modules: this one (``Index``: open, check, transactions, the reads the
-rest of vaultmem asks for), ``index_schema.py`` (the statements above, the version, the
-check that a database is ours), ``index_write.py`` (one note's rows in, moved, or out) and
-``index_faults.py`` (corruption, locks, deleting a damaged file). The names the rest of
-vaultmem imports from the index (``is_corrupt``, ``index_error``, ...) are importable from
-here; ``index_write`` loads with the first write (a search never needs it).
+The database is this module (``Index``: open, check, transactions, the reads the rest of
+vaultmem asks for), ``schema.py`` (the statements above, the version, the check that a
+database is ours), ``writer.py`` (one note's rows in, moved, or out), ``text.py`` (the
+compressed texts), ``faults.py`` (corruption, locks, deleting a damaged file) and
+``vacuum.py`` (giving freed pages back). The names the rest of vaultmem imports from the
+index (``is_corrupt``, ``index_error``, ...) are importable from here; ``writer`` loads
+with the first write (a search never needs it).
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ from vaultmem.index.schema import (
 )
 from vaultmem.index.sql import path_filters
 from vaultmem.index.text import TextStore
+from vaultmem.index.vacuum import convert_to_incremental_vacuum
 
 if TYPE_CHECKING:
     from vaultmem.index.chunk import Chunk
@@ -118,11 +120,6 @@ __all__ = [
 
 # The words FTS5's unicode61 tokenizer makes of a block id (letters and digits; ``-`` parts).
 _ID_WORDS = re.compile(r"[^\W_]+")
-# SQLite's auto_vacuum modes: 2 is INCREMENTAL.
-_INCREMENTAL = 2
-# Free pages (4 KiB each) worth releasing, and how many one step releases.
-FREE_PAGES_MIN = 256
-FREE_PAGES_PER_STEP = 4096
 # The memory SQLite's sorter may use when a bulk build creates the secondary indexes.
 SORTER_KIB = 8192
 # SQLite's page cache in an index run over given paths (the daemon's, remember's, a
@@ -159,7 +156,7 @@ class Index:
         self.notices = notices
         self.waited = 0.0
         self._bulk = False
-        #: How chunk texts are stored and read back (``index_text.py``).
+        #: How chunk texts are stored and read back (``text.py``).
         self.texts = TextStore.register(conn)
         self._identity = _identity(path)
 
@@ -216,48 +213,10 @@ class Index:
             except sqlite3.DatabaseError as exc:
                 conn.close()
                 raise index_error(exc, path) from exc
-            index.convert_to_incremental_vacuum()
+            # A whole index is not worth a rewrite here: its next rebuild converts it.
+            if index.is_empty():
+                convert_to_incremental_vacuum(conn)
         return index
-
-    def convert_to_incremental_vacuum(self) -> None:
-        """Give an index file made before incremental vacuum (schema version 8 and older,
-        now recreated empty) that mode. Only a ``VACUUM`` changes it once a table exists;
-        on an empty index it takes milliseconds. Left for next time if another process is
-        reading the file."""
-        if self.conn.execute("PRAGMA auto_vacuum").fetchone()[0] == _INCREMENTAL:
-            return
-        if not self.is_empty():
-            return  # a whole index: not worth a rewrite here; its next rebuild converts it
-        with contextlib.suppress(sqlite3.OperationalError):
-            self.conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
-            self.conn.execute("VACUUM")
-
-    def release_free_pages(self, limit: int | None = FREE_PAGES_PER_STEP) -> int:
-        """Give the file system back the pages that deletes freed: otherwise the file keeps
-        the largest size it ever had. With a ``limit`` (the daemon's small runs), only once
-        they are many (``FREE_PAGES_MIN`` and a twentieth of the file), and at most
-        ``limit`` of them, so its next batch waits milliseconds; with ``None`` (after a
-        rebuild), all. A short write of its own, after a run's transaction: a search in
-        another process reads on meanwhile (WAL). Skipped when another process writes.
-
-        Returns:
-            How many pages were released.
-        """
-        free, pages = self.conn.execute(
-            "SELECT * FROM pragma_freelist_count(), pragma_page_count()"
-        ).fetchone()
-        if free == 0 or (limit is not None and free < max(FREE_PAGES_MIN, pages // 20)):
-            return 0
-        try:
-            # Not execute(): the pragma returns a row per page released, undeclared, so
-            # Python's execute() steps it once (one page); executescript() runs it out.
-            self.conn.executescript(f"PRAGMA incremental_vacuum({limit or 0})")
-        except sqlite3.OperationalError as exc:
-            if isinstance(index_error(exc, self.path), IndexLockedError):
-                return 0  # another writer: the next run releases them
-            raise
-        left = int(self.conn.execute("PRAGMA freelist_count").fetchone()[0])
-        return int(free) - left
 
     def probe(self) -> None:
         """A check cheap enough for a search that found nothing (about 2 ms for 300,000
@@ -445,7 +404,6 @@ class Index:
 
     def counts(self) -> dict[str, int]:
         """Row counts of files and chunks."""
-        # Plain SQL: sqlite_utils would load numpy (when installed) for two counts.
         files, chunks = (
             int(self.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
             for table in ("files", "chunk_rows")

@@ -29,7 +29,7 @@ def is_corrupt(exc: sqlite3.Error) -> bool:
         return True
     # A damaged FTS5 shadow table can surface as a generic error from its constructor,
     # or as FTS5's own complaint about its format; a damaged stored text, or a missing
-    # dictionary, as our ``chunk_text()`` failing (``index_text.py``: the one SQL function
+    # dictionary, as our ``chunk_text()`` failing (``text.py``: the one SQL function
     # vaultmem registers).
     message = str(exc)
     return any(sign in message for sign in _CORRUPT_SIGNS)

@@ -1,14 +1,12 @@
 """One changed note turned into index rows: read (``files.read_note``), parsed
 (``parse.py``), chunked (``chunk.py``), in forked worker processes when there is enough
-work (``parallel_map``). An index run (``indexing.py``) imports this module only when some
+work (``parallel_map``). An index run (``runs.py``) imports this module only when some
 note did change: a no-op run needs none of it.
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
-import itertools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -20,11 +18,9 @@ from vaultmem.index.terms import note_names
 from vaultmem.index.writer import FileRecord
 from vaultmem.notes.files import FileStat, read_note
 from vaultmem.notes.parse import parse_document
-from vaultmem.workers import can_fork, start_child
+from vaultmem.workers import can_fork, in_order, pool
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
-
     from vaultmem.index.text import Packer
 
 _DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md$")
@@ -92,18 +88,11 @@ def _prepare(
 
 # Notes a worker process takes at a time, and how many such batches may be under way or
 # waiting to be written at once: the run's memory is bounded by that window, not by the
-# vault (``Executor.map`` would submit every note at once and keep every result the writer
-# had not reached yet: hundreds of MB at 100,000 notes). Batches of 128, not 32: each
-# batch is a hand-over between this process's threads (the pool's and the writer's) and
-# the workers wait on each; on the 5,000 dense notes of facts a large consolidation writes,
-# 32 took 11.5 s and 128 took 9 s (a full reindex of 10,000 notes: 8.0 s either way, peak
-# RSS 126 MB against 135 MB).
+# vault. A batch is also cut at ``BATCH_BYTES`` of notes: the writer waits for a batch
+# whole, and one very large note among many small ones held it up while the other worker
+# had nothing to do. The figures behind these: docs/benchmarks.md, "Choices in the code".
 BATCH_NOTES = 128
 BATCHES_AHEAD = 8
-# A batch is also cut at this many bytes of notes: the writer waits for a batch whole, and
-# the 128 notes around a note of 5 MB (a large consolidation's archive) in one batch held
-# it up while the other worker had nothing to do. The index step of that consolidation
-# (4,592 notes, 21 MB): 6.8-7.1 s against 7.5 s.
 BATCH_BYTES = 1 << 20
 
 
@@ -123,12 +112,12 @@ def parallel_map(
     while this one writes to SQLite. Results come back in order, and at most
     ``BATCHES_AHEAD`` batches of ``BATCH_NOTES`` notes are submitted ahead of the one being
     written, so a writer slower than the workers holds them back instead of piling up
-    their results.
+    their results (``workers.in_order``).
 
-    Workers are forked, and only where forking is safe: on Linux, from a process with no
-    other thread. "spawn" would re-import the caller's main module in every worker, which
-    breaks any script without an ``if __name__ == "__main__"`` guard; elsewhere the work
-    simply runs in this process.
+    Workers are forked, and only where forking is safe (``workers.can_fork``): "spawn"
+    would re-import the caller's main module in every worker, which breaks any script
+    without an ``if __name__ == "__main__"`` guard; elsewhere the work simply runs in this
+    process.
     """
     global _pack
     _pack = pack
@@ -141,30 +130,18 @@ def parallel_map(
 
 @contextlib.contextmanager
 def _mapper(jobs: int) -> Iterator[Callable[[Iterable[Job]], Iterable[Prepared | None]]]:
-    workers = min(os.cpu_count() or 1, 4)
-    if jobs < PARALLEL_MIN_FILES or workers < 2 or not can_fork():
+    processes = min(os.cpu_count() or 1, 4)
+    if jobs < PARALLEL_MIN_FILES or processes < 2 or not can_fork():
         yield lambda items: map(prepare_file, items)
         return
-    import multiprocessing  # imported here: a search or a small update never needs them
-    from concurrent.futures import ProcessPoolExecutor
 
-    context = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(
-        workers, mp_context=context, initializer=start_child, initargs=(os.getpid(),)
-    )
+    with pool(processes) as executor:
 
-    def bounded(items: Iterable[Job]) -> Iterator[Prepared | None]:
-        pending: collections.deque[Future[list[Prepared | None]]] = collections.deque()
-        batches = _batches(items, BATCH_NOTES, BATCH_BYTES)
-        for batch in itertools.islice(batches, BATCHES_AHEAD):
-            pending.append(pool.submit(prepare_batch, batch))
-        while pending:
-            done = pending.popleft().result()
-            for batch in itertools.islice(batches, 1):
-                pending.append(pool.submit(prepare_batch, batch))
-            yield from done
+        def bounded(items: Iterable[Job]) -> Iterator[Prepared | None]:
+            batches = _batches(items, BATCH_NOTES, BATCH_BYTES)
+            for done in in_order(executor, prepare_batch, batches, BATCHES_AHEAD):
+                yield from done
 
-    with pool:
         yield bounded
 
 

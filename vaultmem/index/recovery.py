@@ -4,8 +4,8 @@ deleted while a run writes it.
 
 ``Vault`` holds one ``IndexKeeper`` and runs every index operation through it, so each
 command recovers the same way; what the keeper did on its own goes into the vault's
-``notices``. The index itself (tables, reads, writes) is ``index.py``; an index run is
-``indexing.py``.
+``notices``. The index itself (tables, reads, writes) is ``database.py``; an index run is
+``runs.py``.
 """
 
 from __future__ import annotations

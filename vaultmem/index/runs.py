@@ -2,7 +2,7 @@
 ``plan_scan``, the walk of a whole vault), have each changed note turned into index rows
 (``prepare.py``: read, parse, chunk, in worker processes when there is enough work), and
 write them in one transaction (``update_index``, which ``Vault.index`` and
-``Vault.index_paths`` call). The SQL itself lives in ``index.py``.
+``Vault.index_paths`` call). The SQL itself lives in ``database.py``.
 
 A no-op run (nothing changed) is a stat of every note and one read of the ``files`` table:
 ``prepare.py`` and what it needs (the parser, the chunker, hashlib) are not even imported.
@@ -20,13 +20,8 @@ from typing import TYPE_CHECKING
 
 from vaultmem.config import IndexConfig
 from vaultmem.errors import Interrupted, VaultNotFoundError
-from vaultmem.index.database import (
-    FREE_PAGES_PER_STEP,
-    SCOPED_CACHE_KIB,
-    Index,
-    IndexedState,
-    KnownFiles,
-)
+from vaultmem.index.database import SCOPED_CACHE_KIB, Index, IndexedState, KnownFiles
+from vaultmem.index.vacuum import FREE_PAGES_PER_STEP, release_free_pages
 from vaultmem.notes.files import FileStat, printable, scan_notes, stat_note
 
 if TYPE_CHECKING:
@@ -203,7 +198,7 @@ def update_index(
             _apply(db, root, config, plan, report, bulk, should_stop, progress)
     # After the transaction: pages the run freed (deleted notes, FTS5 merges, a rebuild
     # of a larger index) go back to the file system, a step at a time for small runs.
-    db.release_free_pages(None if rebuild or bulk else FREE_PAGES_PER_STEP)
+    release_free_pages(db.conn, db.path, None if rebuild or bulk else FREE_PAGES_PER_STEP)
     if scope is None:  # counting 300,000 rows is not for the daemon's hot path
         report.chunks = db.counts()["chunks"]
     report.seconds = time.perf_counter() - started
@@ -265,7 +260,7 @@ def _apply(
         report.removed = len(plan.to_delete)
 
 
-# A rebuild with worker processes trains the index's text dictionary (``index_text.py``)
+# A rebuild with worker processes trains the index's text dictionary (``text.py``)
 # on this many notes, spread over the vault, before they start, so that they pack the
 # texts, not the writer (a fifth of its work); if those notes hold fewer than
 # ``TRAIN_MIN`` chunks, or there are no workers, the writer trains it once the index

@@ -2,22 +2,22 @@
 the connection settings, and the check that a database is ours and current.
 
 What each table holds, and why it can always be rebuilt, is told at the top of
-``index.py``. An index of another version, a database that is not ours, or one missing a
+``database.py``. An index of another version, a database that is not ours, or one missing a
 table is recreated from these statements (``recreate``), never migrated.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 from vaultmem.index.text import last_dict_id
 
 SCHEMA_VERSION = "10"
 
-# Block kinds (``parse.py``), stored as their position in this tuple: a word per chunk row
+# Block kinds (``notes/parse.py``), stored as their position in this tuple: a word per chunk row
 # is a megabyte per 10,000 notes. The ``kinds`` table holds the names for the views.
 KINDS = ("frontmatter", "heading", "paragraph", "item", "code", "table", "quote", "html")
 
@@ -27,7 +27,7 @@ KINDS = ("frontmatter", "heading", "paragraph", "item", "code", "table", "quote"
 # referred to by number from ``chunk_rows`` and ``tag_rows``: repeated in every row and
 # in the secondary indexes on them, they made a third of the index. The views ``chunks``
 # and ``tags`` give the rows their readable shape back, so readers query those. A chunk's
-# text is stored compressed (``index_text.py``): the view spells it out. A chunk's last
+# text is stored compressed (``text.py``): the view spells it out. A chunk's last
 # line is stored as how many lines follow its first: 0 for one line, which takes no byte.
 SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -98,7 +98,7 @@ def connect(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
         # A new file: the mode takes effect with its first table (an older index is
         # converted by ``Index.open``). Only here: on a file with tables this pragma
         # writes, and would wait for a running index run. Pages freed by deletes go back
-        # to the file system when ``Index.release_free_pages`` asks.
+        # to the file system when ``vacuum.release_free_pages`` asks.
         conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
     conn.execute("PRAGMA journal_mode = WAL")
     # A long-lived connection (the daemon's) would keep its WAL file at the size of the
@@ -132,21 +132,17 @@ def unusable(conn: sqlite3.Connection) -> str | None:
 
 
 def recreate(conn: sqlite3.Connection) -> None:
-    """Drop every table, view and trigger and create the schema anew (inside a write
-    transaction). ``sqlite_utils`` is imported here only: it costs 30 ms."""
-    import sqlite_utils
-
-    db: Any = sqlite_utils.Database(conn)  # its stubs type a table as Table | View
+    """Drop every view, trigger and table and create the schema anew (inside a write
+    transaction)."""
     last_dict = last_dict_id(conn)
-    for view in db.view_names():
-        db[view].drop(ignore=True)
-    triggers = conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall()
-    for (name,) in triggers:
-        conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
-    # Virtual tables first: dropping one drops its shadow tables with it.
-    virtual = [t for t in db.table_names() if db[t].virtual_table_using]
-    for name in virtual + db.table_names():
-        db[name].drop(ignore=True)
+    found = conn.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger', 'table')"
+    ).fetchall()
+    # SQLite's own ``sqlite_sequence`` cannot be dropped, nor a virtual table whose module
+    # this SQLite lacks: they stay (the schema names neither).
+    for kind, name, _ in sorted(found, key=_drop_order):
+        with contextlib.suppress(sqlite3.OperationalError):
+            conn.execute(f"DROP {kind.upper()} IF EXISTS {_quoted(name)}")
     for statement in (SCHEMA + INDEXES).split(";"):
         if statement.strip():
             conn.execute(statement)
@@ -158,6 +154,21 @@ def recreate(conn: sqlite3.Connection) -> None:
             ("text_dict_last", str(last_dict)),
         ],
     )
+
+
+def _drop_order(row: tuple[str, str, str | None]) -> int:
+    """Views, triggers, virtual tables, then tables: dropping a virtual table drops its
+    shadow tables, which are still listed (hence ``IF EXISTS``)."""
+    kind, _, sql = row
+    if kind != "table":
+        return 0 if kind == "view" else 1
+    # SQLite stores a CREATE statement's opening keywords upper-cased, one space apart.
+    return 2 if (sql or "").startswith("CREATE VIRTUAL TABLE ") else 3
+
+
+def _quoted(name: str) -> str:
+    """``name`` as an SQL identifier, whatever it holds (a foreign database's names)."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def drop_indexes(conn: sqlite3.Connection) -> None:

@@ -35,11 +35,7 @@ import functools
 import re
 from collections.abc import Mapping
 
-# The characters that count as CJK, as the body of a regular expression's character class.
-CJK_CHARACTERS = (
-    "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-    "\uf900-\ufaff\U00020000-\U0002ffff"
-)
+from vaultmem.notes.cjk import CJK_CHARACTERS
 
 
 @functools.cache
@@ -50,7 +46,7 @@ def cjk_run() -> re.Pattern[str]:
 
 
 CJK_PLACEHOLDER = " \ue000 "
-# How a heading path joins its headings (``parse.py``).
+# How a heading path joins its headings (``notes/parse.py``).
 HEADING_SEPARATOR = " > "
 
 
@@ -114,7 +110,7 @@ def name_column(names: str) -> str:
 
 
 _DATE_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-# English, whatever the locale: the query side keeps capitalised month names (search.py).
+# English, whatever the locale: the query side keeps capitalised month names (search/keyword.py).
 _MONTH_NAMES = (
     "January February March April May June July August September October November December"
 ).split()

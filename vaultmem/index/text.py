@@ -16,7 +16,7 @@ SQL function every connection registers (``register``), gives the text back, and
 vaultmem (the ``sqlite3`` shell) reads ``chunk_rows.text`` instead.
 
 The dictionary. A rebuild trains one on a sample of its notes before it starts
-(``indexing.py``), so its worker processes pack the texts they chunk; an index that grows
+(``runs.py``), so its worker processes pack the texts they chunk; an index that grows
 from empty trains one once it holds ``TRAIN_MIN`` chunks, and compresses the rows written
 before it at once. The dictionary is the words and word pairs that save the most bytes,
 the most valuable last (deflate reaches the end of its window most cheaply). It is never

@@ -7,7 +7,7 @@ answer. A request that fails (connection refused, timeout, HTTP 429 or 5xx) is t
 a chat completion with text in it is a ``ReplyError``. The API key is read from the
 environment variable named by ``api_key_env``, never from a settings file, as the ``openai``
 embedder does; the URL and the variable's name come from this device's own ``local.toml``
-only (``config.py``, ``_device_only``).
+only (``config/device.py``, ``device_only``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """POST a JSON body to an OpenAI-compatible server, with retries: the one HTTP call the
 optional embeddings backend (``embeddings/openai_api.py``) and the LLM pass
-(``llm/client.py``) make, over the standard library so neither needs an SDK."""
+(``client.py``) make, over the standard library so neither needs an SDK."""
 
 from __future__ import annotations
 

@@ -4,12 +4,12 @@ Everything that reads the vault's folders goes through here (writes go through
 ``writes.py``), so the rules live in one place: a path given by a person must stay inside
 the vault (no ``..``, no symlink out), the scan never follows symlinks, and a read never
 raises on bad bytes: it returns the text it could decode, or nothing, with a warning
-saying why. ``excerpt`` is the guarded read a person or an agent asks for by path.
+saying why (how bytes become text is ``decode.py``). ``excerpt`` is the guarded read a
+person or an agent asks for by path.
 """
 
 from __future__ import annotations
 
-import codecs
 import errno
 import os
 import stat
@@ -25,6 +25,7 @@ from vaultmem.errors import (
     check_path,
     shown_path,
 )
+from vaultmem.notes.decode import ReadIssue, decode_note
 
 NOTE_SUFFIXES = (".md", ".markdown")
 MAX_MTIME_NS = 2**62
@@ -41,16 +42,6 @@ class FileStat(NamedTuple):
     size: int
     mtime_ns: int
     skip_reason: str | None = None
-
-
-class ReadIssue(NamedTuple):
-    """Something in a note's bytes that hides part of it, decided once here: the index
-    stores ``message`` as a warning (``status`` shows it) and ``validate`` reports it as a
-    problem of ``kind`` at ``line``."""
-
-    kind: str  # "too-large", "nul-byte" or "binary": validate's kinds of problem
-    line: int  # 1-based
-    message: str
 
 
 @dataclass(frozen=True)
@@ -336,39 +327,13 @@ def _symlink_reason(root: Path, link: Path) -> str:
     return "symlink inside the vault; not followed (its target is indexed at its own path)"
 
 
-_BOMS = (  # UTF-32 first: its little-endian BOM begins with UTF-16's
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-# How much of a note tells whether it is text, as git tells it (git looks at 8,000 bytes).
-SNIFF_BYTES = 8192
-# What a NUL in a note is read as: a NUL can end a string in C and SQLite's functions, and
-# makes git take the file for binary; U+FFFD, the replacement character, is not a letter,
-# so the words on either side stay words of their own.
-REPLACEMENT = "\ufffd"
-BINARY_WARNING = "skipped: binary file (contains NUL bytes)"
-PARTLY_INDEXED = "partly indexed:"  # how the warning of a note over the limit begins
-
-
 def read_note(path: Path, max_bytes: int) -> ReadResult:
-    """Read one note for indexing without ever raising on its content.
+    """Read one note for indexing without ever raising on its content (``decode.py`` says
+    how its bytes become text). The file itself is never changed.
 
-    A byte-order mark says the encoding (UTF-8, UTF-16 or UTF-32, either byte order;
-    Windows editors save "Unicode" as UTF-16 with one); without one the text is UTF-8.
-    Invalid bytes are decoded as U+FFFD, with a warning. The file itself is never changed.
-
-    One bad byte never hides a note: a NUL byte is read as U+FFFD, with a warning (and a
-    ``nul-byte`` issue). Only a file whose first 8 KiB hold a NUL byte *and* are not text
-    (not valid in their encoding, or more than a tenth NUL bytes: an image named ``.md``,
-    UTF-16 without its byte-order mark) is binary, and not indexed. A note over
-    ``max_bytes`` is read up to the last line end within ``max_bytes`` (up to the last
-    whole character when its first line is longer): that part is indexed, and the warning
-    (a ``too-large`` issue) says from which line on it is not.
+    A note over ``max_bytes`` is read up to ``max_bytes``: that part is hashed with the
+    note's size, and decoded up to its last line end (up to its last whole character when
+    its first line is longer). A binary note has no text.
     """
     try:
         with open(path, "rb") as handle:
@@ -385,79 +350,10 @@ def read_note(path: Path, max_bytes: int) -> ReadResult:
     # A note's first part is told by its bytes and its size: the part read is all the
     # index holds, and a note that grows or shrinks beyond it is looked at again.
     digest = content_hash(data) + (f"/{size}" if truncated else "")
-    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), "utf-8-sig")
-    text, bad = _decode(data, encoding, final=not truncated)
-    if "\0" in text and _binary(text, bad):
-        issue = ReadIssue("binary", 1, BINARY_WARNING)
-        return ReadResult(None, digest, (issue.message,), size, mtime_ns, (issue,))
-    issues: list[ReadIssue] = []
-    if truncated:
-        text, issue = _first_part(text, size, max_bytes)
-        issues.append(issue)
-    nuls = text.count("\0")
-    if nuls:
-        line = _line_at(text, text.index("\0"))
-        message = (
-            f"{nuls} NUL byte(s), the first on line {line}, indexed as U+FFFD (the note is "
-            "unchanged); git takes a file with NUL bytes for binary: delete them"
-        )
-        issues.append(ReadIssue("nul-byte", line, message))
-        text = text.replace("\0", REPLACEMENT)
-    warnings = tuple(issue.message for issue in issues)
-    if bad is not None:
-        name = encoding.removesuffix("-sig").upper()
-        warnings += (f"invalid {name} at byte {bad}: undecodable bytes indexed as U+FFFD",)
-    return ReadResult(text, digest, warnings, size, mtime_ns, tuple(issues), truncated)
-
-
-def _binary(text: str, bad: int | None) -> bool:
-    """Whether a note is really binary, not text with a stray NUL: its first 8 KiB hold a
-    NUL and are either not valid text (``bad``: the first invalid byte) or more than a
-    tenth NULs."""
-    head = text[:SNIFF_BYTES]
-    nuls = head.count("\0")
-    return nuls > 0 and ((bad is not None and bad < SNIFF_BYTES) or nuls * 10 > len(head))
-
-
-def _decode(data: bytes, encoding: str, *, final: bool) -> tuple[str, int | None]:
-    """``data`` as text and the offset of its first invalid byte (``None``: all valid).
-    Invalid bytes become U+FFFD; unless ``final``, a character cut off at the end (the
-    first part of a longer note) is left out instead."""
-    try:
-        if final:
-            return data.decode(encoding), None
-        return codecs.getincrementaldecoder(encoding)().decode(data, False), None
-    except UnicodeDecodeError as exc:
-        if final:
-            return data.decode(encoding, "replace"), exc.start
-        return codecs.getincrementaldecoder(encoding)("replace").decode(data, False), exc.start
-
-
-def _first_part(text: str, size: int, max_bytes: int) -> tuple[str, ReadIssue]:
-    """The part of an oversized note's first ``max_bytes`` that is indexed, and the issue
-    that says so: up to its last line end, unless that would leave out more than half of
-    it (one long line: a 20 MB message); then all of it, up to its last whole character."""
-    end = max(text.rfind("\n"), text.rfind("\r"))
-    over = f"{PARTLY_INDEXED} {size:,} bytes is over index.max_file_bytes ({max_bytes:,}); "
-    if end >= len(text) // 2:
-        text = text[: end + 1]
-        first_left_out = _line_at(text, len(text))
-        message = f"lines 1-{first_left_out - 1} are indexed, line {first_left_out} on is not"
-    else:
-        first_left_out = _line_at(text, len(text))
-        whole = f"lines 1-{first_left_out - 1} and " if first_left_out > 1 else ""
-        message = f"{whole}the start of line {first_left_out} are indexed, the rest is not"
-    return text, ReadIssue(
-        "too-large",
-        first_left_out,
-        f"{over}{message} searchable (split the note, or raise the limit)",
-    )
-
-
-def _line_at(text: str, pos: int) -> int:
-    """The 1-based line of ``text`` that offset ``pos`` is on, counting line ends as the
-    parser does (``\\r\\n``, ``\\n`` and a lone ``\\r``)."""
-    return 1 + text.count("\n", 0, pos) + text.count("\r", 0, pos) - text.count("\r\n", 0, pos)
+    text, warnings, issues = decode_note(data, size, max_bytes, truncated=truncated)
+    # A binary note's first part is no part: nothing of it is indexed.
+    read_part = truncated and text is not None
+    return ReadResult(text, digest, warnings, size, mtime_ns, issues, read_part)
 
 
 @dataclass

@@ -18,7 +18,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from vaultmem.index.terms import CJK_CHARACTERS
+from vaultmem.notes.cjk import CJK_CHARACTERS
 
 BEGIN = "<!-- vaultmem:begin -->"
 END = "<!-- vaultmem:end -->"

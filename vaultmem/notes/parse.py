@@ -22,8 +22,6 @@ import functools
 import re
 from typing import Any, NamedTuple
 
-from vaultmem.records import Record
-
 MAX_NESTING = 48
 _BLOCK_RULES: Any = [
     "blockquote",
@@ -108,10 +106,10 @@ class Block(NamedTuple):
     text: str
 
 
-class Document(Record):
+class Document:
     """What a note holds, as read from its text."""
 
-    __slots__ = _fields = ("frontmatter", "blocks", "warnings")
+    __slots__ = ("frontmatter", "blocks", "warnings")
 
     def __init__(
         self,

@@ -9,7 +9,6 @@ vault. What is written to the notes themselves, and how, is ``writes.py``'s.
 
 from __future__ import annotations
 
-import _thread  # threading.local is _thread._local: no threading import (~1 ms)
 import contextlib
 import os
 import stat
@@ -128,7 +127,9 @@ def write_temp(path: Path, data: bytes) -> str:
     return tmp
 
 
-_held = _thread._local()  # per thread: the lock files it holds, and how deep
+# How deep each thread holds each vault's lock, by (thread, state folder): a thread only
+# reads and writes its own keys.
+_depth: dict[tuple[int, str], int] = {}
 
 
 @contextlib.contextmanager
@@ -144,20 +145,20 @@ def vault_write_lock(state_dir: Path, timeout: float = 10.0) -> Iterator[None]:
         VaultmemError: the lock cannot be taken (held too long, or ``.vaultmem`` is not
             writable).
     """
-    # Imported here: a shared library to load, which a process that only reads (a
-    # search) never needs.
+    # Imported here: what a process that only reads (a search) never needs.
     try:
         import fcntl
     except ImportError:  # Windows
         raise AssertionError("the write lock needs flock (not on Windows)") from None
-    key = str(state_dir)
-    depth: dict[str, int] = _held.__dict__.setdefault("depth", {})
-    if depth.get(key):
-        depth[key] += 1
+    import threading
+
+    key = (threading.get_ident(), str(state_dir))
+    if key in _depth:
+        _depth[key] += 1
         try:
             yield
         finally:
-            depth[key] -= 1
+            _depth[key] -= 1
         return
     try:
         fd = os.open(state_dir / "write.lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
@@ -180,10 +181,10 @@ def vault_write_lock(state_dir: Path, timeout: float = 10.0) -> Iterator[None]:
                     ) from None
                 time.sleep(0.005)
         clean_temp_files(state_dir)
-        depth[key] = 1
+        _depth[key] = 1
         try:
             yield
         finally:
-            depth[key] = 0
+            del _depth[key]
     finally:
         os.close(fd)  # closing the descriptor releases the lock

@@ -1,7 +1,7 @@
 """The one-daemon-per-vault lock: an ``flock`` on ``.vaultmem/watch.lock`` that the kernel
 releases when the daemon ends however it ends, and the questions "which daemon, if any,
 watches this vault?" and "what does it warn of?" that ``vaultmem status`` asks. Apart from
-``watch.py`` so that ``Vault.status`` can ask without importing the daemon (or watchdog).
+``daemon/watch.py`` so that ``Vault.status`` can ask without importing the daemon (or watchdog).
 """
 
 from __future__ import annotations

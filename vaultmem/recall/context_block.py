@@ -1,4 +1,4 @@
-"""Recall for agents: the prompt context block (``agent/lookup.py`` has ``recent`` and
+"""Recall for agents: the prompt context block (``lookup.py`` has ``recent`` and
 ``get``, which read the same daily notes through ``daily_items`` and ``read_text``).
 
 ``context`` builds the block an agent puts in its prompt (``docs/context.md``): the line
@@ -24,15 +24,14 @@ from typing import TYPE_CHECKING, Any
 from vaultmem.errors import VaultmemError
 from vaultmem.memory.pipeline.facts import Entry, parse_entries, parse_entry, without_fields
 from vaultmem.memory.pipeline.remember import ECHO_MARKERS, daily_note_path
-from vaultmem.memory.pipeline.tiers import mark_hits
 from vaultmem.notes.files import is_file, read_note, resolve_in_vault, stat_note
 from vaultmem.notes.generated_block import BEGIN, END, MIN_BUDGET, block_of, count_tokens
 from vaultmem.notes.parse import parse_document
 from vaultmem.search.keyword import Hit, link_to
-from vaultmem.search.results import MENTION, memory_of
+from vaultmem.search.results import MENTION, mark_hits, memory_of
 
 if TYPE_CHECKING:
-    from vaultmem.vault import Vault
+    from vaultmem.vault_view import VaultView
 
 MARKER = "<!-- vaultmem:context -->"
 RECALL_HITS = 30  # hits asked of search; more than any sensible budget shows
@@ -97,7 +96,7 @@ class ContextBlock:
 
 
 def build_context(
-    vault: Vault, query: str | None, budget: int, agent: str | None, today: dt.date
+    vault: VaultView, query: str | None, budget: int, agent: str | None, today: dt.date
 ) -> ContextBlock:
     """The block for ``query`` (or none) within ``budget`` tokens (see the module doc).
 
@@ -215,7 +214,7 @@ def _drop_trailing_headings(filler: _Filler, part: Part) -> None:
         filler.remove(part, part.items[-1])
 
 
-def _memory_items(vault: Vault) -> list[Item]:
+def _memory_items(vault: VaultView) -> list[Item]:
     """``MEMORY.md``'s generated block, line by line (its headings under the block's); a
     ``MEMORY.md`` without the markers (an OpenClaw workspace) is shown whole."""
     text = read_text(vault, "MEMORY.md")
@@ -244,9 +243,9 @@ def _memory_items(vault: Vault) -> list[Item]:
     return items
 
 
-def _recall_items(vault: Vault, query: str, agent: str | None, today: dt.date) -> list[Item]:
+def _recall_items(vault: VaultView, query: str, agent: str | None, today: dt.date) -> list[Item]:
     """The hits for ``query``, one item per memory, best first; struck lines left out."""
-    # Search gives one hit per memory (results.py); the block cites single lines.
+    # Search gives one hit per memory (search/results.py); the block cites single lines.
     hits = vault.search(query, limit=RECALL_HITS, agent=agent, track=False, today=today, context=0)
     items: list[Item] = []
     seen: set[str] = set()
@@ -269,13 +268,13 @@ def _recall_items(vault: Vault, query: str, agent: str | None, today: dt.date) -
     return items
 
 
-def _cited_fact(vault: Vault, hit: Hit, today: dt.date) -> Hit:
+def _cited_fact(vault: VaultView, hit: Hit, today: dt.date) -> Hit:
     """For a line of ``MEMORY.md`` that cites a fact as ``(fID)``: the fact's own line,
     which says where the memory lives; any other hit as it is."""
     mention = MENTION.search(hit.matched.split("\n", 1)[0]) if hit.path == "MEMORY.md" else None
     if mention is None:
         return hit
-    for path, start, end, text in vault.db.with_block_id(mention.group(1)):
+    for path, start, end, text in vault.with_block_id(mention.group(1)):
         if path.startswith(("facts/", "archive/")):
             fact = Hit(path, start, end, "", hit.score, text, block_id=mention.group(1))
             mark_hits([fact], vault.config.memory, today)
@@ -287,7 +286,7 @@ def _link(hit: Hit) -> str | None:
     return link_to(hit.path, hit.match_start, hit.block_id) if hit.block_id else None
 
 
-def daily_notes(vault: Vault, day: dt.date) -> list[str]:
+def daily_notes(vault: VaultView, day: dt.date) -> list[str]:
     """A day's daily notes: ``memory/DATE.md`` (in the daily folder; read as before, even
     when absent: it then has no lines), then OpenClaw's ``memory/DATE-slug.md`` notes of
     that day by name, those the index takes (a note file, not a symlink)."""
@@ -305,12 +304,12 @@ def daily_notes(vault: Vault, day: dt.date) -> list[str]:
     return [daily_note_path(day, folder), *slugs]
 
 
-def daily_items(vault: Vault, day: dt.date, agent: str | None) -> list[Item]:
+def daily_items(vault: VaultView, day: dt.date, agent: str | None) -> list[Item]:
     """The live list items of a day's daily notes (``daily_notes``), note by note."""
     return [item for rel in daily_notes(vault, day) for item in note_items(vault, rel, agent)]
 
 
-def note_items(vault: Vault, rel: str, agent: str | None) -> list[Item]:
+def note_items(vault: VaultView, rel: str, agent: str | None) -> list[Item]:
     """A daily note's live list items (other agents' lines left out), in the note's order."""
     text = read_text(vault, rel)
     items = []
@@ -333,7 +332,7 @@ def _agent_ok(entry: Entry, agent: str | None) -> bool:
     return agent is None or not named or any(n.lower() == agent.lower() for n in named)
 
 
-def read_text(vault: Vault, rel: str) -> str | None:
+def read_text(vault: VaultView, rel: str) -> str | None:
     """A note's text, or ``None`` when it is absent or unreadable (never leaving the vault)."""
     try:
         absolute, _ = resolve_in_vault(vault.root, rel)

@@ -21,7 +21,7 @@ from vaultmem.notes.files import Excerpt, is_file, note_in_vault, resolve_in_vau
 from vaultmem.recall.context_block import daily_items, read_text
 
 if TYPE_CHECKING:
-    from vaultmem.vault import Vault
+    from vaultmem.vault_view import VaultView
 
 
 @dataclass
@@ -60,7 +60,7 @@ class Recent:
         }
 
 
-def recent(vault: Vault, days: int, limit: int, today: dt.date, agent: str | None) -> Recent:
+def recent(vault: VaultView, days: int, limit: int, today: dt.date, agent: str | None) -> Recent:
     """The daily-note lines of the last ``days`` days (today included; other agents' lines
     left out), the facts learnt in them (a fact's date: its first source's, else
     ``[created:: ]``) and the facts struck in them (``[superseded:: DATE]`` or
@@ -107,7 +107,7 @@ def recent(vault: Vault, days: int, limit: int, today: dt.date, agent: str | Non
     )
 
 
-def _days_with_notes(vault: Vault, first: dt.date, last: dt.date) -> list[dt.date]:
+def _days_with_notes(vault: VaultView, first: dt.date, last: dt.date) -> list[dt.date]:
     """The dates in ``first..last`` that a file of the daily folder is named by
     (``DATE.md``, OpenClaw's ``DATE-slug.md``), newest first: one listing of the folder."""
     try:
@@ -125,7 +125,7 @@ def _days_with_notes(vault: Vault, first: dt.date, last: dt.date) -> list[dt.dat
     return sorted(found, reverse=True)
 
 
-def _facts(vault: Vault, first: dt.date, last: dt.date) -> list[Fact]:
+def _facts(vault: VaultView, first: dt.date, last: dt.date) -> list[Fact]:
     """The fact lines of ``facts/`` and ``archive/`` that carry a date of the window in a
     field, from the index (reading 2,000 fact files takes a second; their stats, 35 ms)."""
     facts = []
@@ -139,7 +139,7 @@ def _facts(vault: Vault, first: dt.date, last: dt.date) -> list[Fact]:
 _ID = re.compile(r"\^?[A-Za-z0-9-]+")
 
 
-def get(vault: Vault, target: str, line_start: int | None, line_end: int | None) -> Excerpt:
+def get(vault: VaultView, target: str, line_start: int | None, line_end: int | None) -> Excerpt:
     """A note's lines (all, or ``line_start``..``line_end``), or the block of the line with a
     block id: ``^id``, ``id``, ``DATE#id`` (that day's daily note) or ``PATH#id``. A target
     naming a file of the vault is a path; else one that looks like an id is an id.
@@ -177,7 +177,7 @@ def get(vault: Vault, target: str, line_start: int | None, line_end: int | None)
     return excerpt
 
 
-def _lines(vault: Vault, rel: str, start: int | None, end: int | None) -> Excerpt:
+def _lines(vault: VaultView, rel: str, start: int | None, end: int | None) -> Excerpt:
     excerpt = vault.show(rel)
     if start is None and end is None:
         return excerpt

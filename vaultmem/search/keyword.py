@@ -14,7 +14,6 @@ import sqlite3
 from typing import Any
 
 from vaultmem.index.sql import in_parts
-from vaultmem.records import Record
 from vaultmem.search.query import parse_query
 from vaultmem.search.ranking import COLUMNS, ranked
 
@@ -24,7 +23,7 @@ _CHUNK_DATE = "COALESCE(c.date, f.date, date(f.mtime_ns / 1000000000, 'unixepoch
 _NOTE_SUFFIX = re.compile(r"\.(md|markdown)$", re.IGNORECASE)
 
 
-class Hit(Record):
+class Hit:
     """One search result (the fields of ``--json`` output; see ``docs/json-output.md``).
 
     ``match_start``, ``match_end`` and ``matched`` default to ``line_start``,
@@ -32,26 +31,6 @@ class Hit(Record):
     text with context lines around the matched ones, and list in ``also_in`` the other
     places holding the same memory.
     """
-
-    _fields = (
-        "path",
-        "line_start",
-        "line_end",
-        "heading",
-        "score",
-        "text",
-        "tags",
-        "kind",
-        "chunk_id",
-        "block_id",
-        "tier",
-        "superseded",
-        "match_start",
-        "match_end",
-        "matched",
-        "also_in",
-    )
-    _hidden = ("matched",)
 
     def __init__(
         self,
@@ -88,6 +67,9 @@ class Hit(Record):
         self.match_end = match_end or line_end
         self.matched = matched or text
         self.also_in: list[Hit] = [] if also_in is None else also_in
+
+    def __repr__(self) -> str:
+        return f"<Hit {self.path}:{self.match_start} {self.score:.4f} {self.matched[:40]!r}>"
 
     def as_dict(self) -> dict[str, Any]:
         """The hit as a JSON-ready dict."""

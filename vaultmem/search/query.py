@@ -9,8 +9,9 @@ words to skip; quotes, parentheses and punctuation only separate words; a lone `
 phrase that runs to the end.
 
 English words are indexed as written (no stemmer); a query word of four letters or more is
-asked as the prefix left after dropping a common ending (``meetings`` -> ``meet*``), so
-word forms match while ``prefix*`` and phrases keep their exact meaning. English stop words
+asked as the prefix left after dropping a common ending (``meetings`` -> ``meet*``,
+``index/stems.py``), so word forms match while ``prefix*`` and phrases keep their exact
+meaning. English stop words
 are dropped unless the query holds nothing else.
 """
 
@@ -20,6 +21,7 @@ import re
 from typing import NamedTuple
 
 from vaultmem.errors import QueryTooLongError
+from vaultmem.index.stems import SEARCH, stem
 from vaultmem.index.terms import bigrams, split_cjk
 from vaultmem.search.word_forms import forms_of
 
@@ -52,8 +54,6 @@ _CLITIC = re.compile(r"(?<=[^\W\d_])['\u2019](?:s|m|d|ll|re|ve)(?![^\W_])", re.I
 _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()
 )
-# English endings a query word drops before it is asked as a prefix (first match wins).
-_SUFFIXES = ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly", "e")
 
 
 class Unit(NamedTuple):
@@ -118,13 +118,6 @@ class Query(NamedTuple):
         return sum(u.credit(lowered) for u in self.units if u.counts)
 
 
-def _stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
 def _words(text: str) -> list[str]:
     """The words of a piece of query text, as typed, without English clitics."""
     return _WORD.findall(_CLITIC.sub("", _NEGATION.sub(" ", text)))
@@ -171,13 +164,13 @@ def _word_unit(word: str) -> Unit:
     # -> "creat"* (create, created, creator). Three-letter words stay exact ("art").
     # Irregular forms no ending reaches are asked too, whole ("win" -> won, winning).
     others = forms_of(word)[1:]
-    stem = _stem(word)
-    if len(stem) < 3 or (len(stem) == 3 and stem == word):
+    stemmed = stem(word, SEARCH)
+    if len(stemmed) < 3 or (len(stemmed) == 3 and stemmed == word):
         return _any_form(f'"{word}"', [word], others)
-    forms = f'"{word}"' if stem == word else f'"{word}" OR "{stem}"'
+    forms = f'"{word}"' if stemmed == word else f'"{word}" OR "{stemmed}"'
     exact = _any_form(forms, [], others).fts
-    beyond = tuple(form for form in others if not form.startswith(stem))  # not in stem*
-    return _any_form(f'"{stem}"*', [], beyond, prefix=stem, exact=exact)
+    beyond = tuple(form for form in others if not form.startswith(stemmed))  # not in stemmed*
+    return _any_form(f'"{stemmed}"*', [], beyond, prefix=stemmed, exact=exact)
 
 
 def _any_form(

@@ -37,7 +37,7 @@ from vaultmem.search.query import Query, Unit
 EXACT_ROWS = 1000
 # bm25 weights of the FTS columns body, heading, name.
 WEIGHTS = "1.0, 0.5, 8.0"
-# The columns a ranked row carries (``search.py`` makes hits of them).
+# The columns a ranked row carries (``keyword.py`` makes hits of them).
 COLUMNS = (
     "c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.kind, c.chunk_id,"
     " c.block_id, (SELECT names FROM files WHERE path = c.path)"

@@ -1,6 +1,6 @@
 """Search results an agent can use: what ``Vault.search`` makes of the ranked candidates of
 ``search.search`` (``refine``), and what names one memory (``memory_of``, which the
-context block of ``agent/recall.py`` shares). See ``docs/search.md``, "Results".
+context block of ``recall/context_block.py`` shares). See ``docs/search.md``, "Results".
 
 1. **One memory once.** A daily-note line, the facts distilled from it
    (``[source:: [[DATE#^id]]]``) and ``MEMORY.md``'s mention of those facts (``(fID)``)
@@ -22,12 +22,14 @@ context block of ``agent/recall.py`` shares). See ``docs/search.md``, "Results".
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
+from vaultmem.config import MemoryConfig
 from vaultmem.index.database import citing
 from vaultmem.index.sql import in_parts
 from vaultmem.memory.pipeline.facts import (
@@ -38,6 +40,7 @@ from vaultmem.memory.pipeline.facts import (
     parse_entry,
     source_key,
 )
+from vaultmem.memory.pipeline.tiers import current_score, tier
 from vaultmem.search.keyword import Hit
 
 # MEMORY.md cites a fact as ``([[facts/x#^fID|fID]])``, a link Obsidian follows to the
@@ -297,3 +300,20 @@ def _other_agents(conn: sqlite3.Connection, rowids: list[int], agent: str | None
             [*part, agent],
         )
     }
+
+
+def mark_hits(hits: list[Hit], config: MemoryConfig, today: dt.date) -> None:
+    """Set each hit's ``tier`` (a fact's, by its importance, kind and age as consolidation
+    scores it, without the access count; ``archive`` in ``archive/``) and ``superseded``
+    (its line is struck through: superseded or forgotten)."""
+    for hit in hits:
+        entry = parse_entry(hit.text.split("\n", 1)[0], hit.line_start)
+        hit.superseded = entry is not None and entry.struck
+        if hit.path.startswith("archive/"):
+            hit.tier = "archive"
+        elif hit.path.startswith("facts/") and entry is not None:
+            fact = Fact(hit.path, entry)
+            score = current_score(
+                fact.importance, fact.kind, fact.day, today, pinned=fact.pinned, config=config
+            )
+            hit.tier = tier(score, config)

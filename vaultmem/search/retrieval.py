@@ -1,9 +1,9 @@
 """One search, start to end: ``Vault.search``'s work once the index is there.
 
-``retrieve`` chooses the engine (keyword search, ``search.py``; semantic or hybrid search,
-``embeddings/semantic.py``, only for a vault that has vectors or when asked), asks it for
+``retrieve`` chooses the engine (keyword search, ``keyword.py``; semantic or hybrid search,
+``semantic.py``, only for a vault that has vectors or when asked), asks it for
 enough candidates, makes sure "nothing found" is not a damaged index talking, marks each
-hit's tier and whether it is superseded (``memory/tiers.py``), and refines the list into
+hit's tier and whether it is superseded (``memory/pipeline/tiers.py``), and refines the list into
 what an agent reads (``results.py``: one memory once, superseded below their replacement,
 context lines). numpy, a model and the memory pipeline load only when a search needs them.
 """
@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from vaultmem.config import Config, EmbeddingsConfig
-from vaultmem.embeddings import VECTORS_FILE, missing_extra
+from vaultmem.embeddings.files import VECTORS_FILE, MatrixCache
+from vaultmem.embeddings.optional import missing_extra
 from vaultmem.errors import EmbeddingError
 from vaultmem.index.database import Index
 from vaultmem.notes.state import STATE_DIR
@@ -54,6 +55,7 @@ def retrieve(
     context_lines: int,
     today: dt.date,
     notices: list[str],
+    matrices: MatrixCache | None = None,
 ) -> list[Hit]:
     """The hits ``Vault.search`` returns, from an index that was built.
 
@@ -69,15 +71,13 @@ def retrieve(
         context_lines: lines of context each side of a hit.
         today: the day tiers are computed for.
         notices: where to say what happened on its own (a missing extra, a model).
+        matrices: the vault's search matrix, mapped by its first semantic search and kept.
 
     Raises:
         EmbeddingError: meaning was asked for and cannot be searched here.
         sqlite3.DatabaseError: the index is damaged (the caller rebuilds it).
     """
-    from vaultmem.memory.pipeline.tiers import (
-        mark_hits,  # the memory pipeline loads only when asked
-    )
-    from vaultmem.search.results import candidates, refine
+    from vaultmem.search.results import candidates, mark_hits, refine
 
     wanted: dict[str, Any] = {
         "limit": candidates(limit, MAX_LIMIT),
@@ -95,7 +95,7 @@ def retrieve(
         state, embeddings = root / STATE_DIR, config.embeddings
         vector_search = semantic_search(mode, notices, embeddings)
         hits = vector_search(
-            db.conn, state, embeddings, query, mode=mode, notices=notices, **wanted
+            db.conn, state, embeddings, query, mode=mode, notices=notices, cache=matrices, **wanted
         )
     if not hits:
         db.probe()  # make sure "nothing found" is not a damaged index talking
@@ -137,6 +137,7 @@ def _keyword_search(
     mode: str | None,
     limit: int,
     notices: list[str],
+    cache: MatrixCache | None = None,
     **filters: Any,
 ) -> list[Hit]:
 

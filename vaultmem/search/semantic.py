@@ -11,6 +11,7 @@ search takes the nearest rows, keeps those that pass the filters, and asks for m
 
 from __future__ import annotations
 
+import copy
 import json
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
@@ -23,13 +24,14 @@ import numpy as np
 from vaultmem.config import EmbeddingsConfig
 from vaultmem.embeddings import matrix as matrices
 from vaultmem.embeddings.embedders import NO_EMBEDDER, cached_embedder, model_name
+from vaultmem.embeddings.files import MatrixCache
 from vaultmem.embeddings.floor import Gate, background
 from vaultmem.errors import EmbeddingError, VaultmemError
 from vaultmem.search.keyword import Hit, filter_sql, hits_for_rows
 from vaultmem.search.keyword import search as keyword_search
 
 if TYPE_CHECKING:
-    from vaultmem.embeddings.embedders import Embedder, Matrix
+    from vaultmem.embeddings.protocol import Embedder, Matrix
 
 MODES = ("keyword", "semantic", "hybrid")
 RRF_K = 60
@@ -93,7 +95,7 @@ def fuse(
             key = (hit.path, hit.chunk_id)
             score, first = fused.get(key, (0.0, hit))
             fused[key] = (score + share / (k + rank), first)
-    ranked = [hit.replace(score=score) for score, hit in sorted(fused.values(), key=_first)]
+    ranked = [_rescored(hit, score) for score, hit in sorted(fused.values(), key=_first)]
     keys = [(h.path, h.chunk_id) for h in ranked]
     for seat, hit in enumerate(semantic[:seats], SEATS_WITHIN - min(seats, SEATS_WITHIN)):
         at = keys.index((hit.path, hit.chunk_id))
@@ -107,6 +109,13 @@ def _first(pair: tuple[float, Hit]) -> float:
     return -pair[0]
 
 
+def _rescored(hit: Hit, score: float) -> Hit:
+    """A copy of ``hit`` with its fused score (the two lists keep theirs)."""
+    fused = copy.copy(hit)
+    fused.score = score
+    return fused
+
+
 @dataclass
 class Vectors:
     """What semantic search needs: the embedder and the current matrix."""
@@ -116,11 +125,16 @@ class Vectors:
 
 
 def open_matrix(
-    conn: sqlite3.Connection, state_dir: Path, config: EmbeddingsConfig, notices: list[str]
+    conn: sqlite3.Connection,
+    state_dir: Path,
+    config: EmbeddingsConfig,
+    notices: list[str],
+    cache: MatrixCache | None = None,
 ) -> matrices.VectorMatrix | None:
-    """The vault's matrix for the configured model, or ``None`` if it has no vectors."""
+    """The vault's matrix for the configured model, or ``None`` if it has no vectors;
+    ``cache`` (the vault's) keeps it mapped for the next search."""
     name = model_name(config)
-    matrix = None if name is None else matrices.of_vault(conn, state_dir, name, notices)
+    matrix = None if name is None else matrices.of_vault(conn, state_dir, name, notices, cache)
     return matrix if matrix is not None and len(matrix) else None
 
 
@@ -146,10 +160,12 @@ def search(
     mode: str | None,
     limit: int,
     notices: list[str],
+    cache: MatrixCache | None = None,
     **filters: Any,
 ) -> list[Hit]:
     """Search in ``mode`` (``None``: hybrid when vectors exist, else keyword); notes in
-    ``notices`` how much of the vault the vectors cover when it is not all of it.
+    ``notices`` how much of the vault the vectors cover when it is not all of it. ``cache``
+    is the vault's ``MatrixCache``: the matrix stays mapped between its searches.
 
     Raises:
         VaultmemError: an unknown mode, or semantic search asked with no vectors.
@@ -158,7 +174,7 @@ def search(
     """
     if mode not in (None, *MODES):
         raise VaultmemError(f"unknown search mode {mode!r} (use {', '.join(MODES)})")
-    matrix = open_matrix(conn, state_dir, config, notices) if mode != "keyword" else None
+    matrix = open_matrix(conn, state_dir, config, notices, cache) if mode != "keyword" else None
     if matrix is None or not query.strip():
         return _words_only(conn, config, query, mode, limit, notices, None, **filters)
     pool = limit if mode == "semantic" else max(limit * 3, 30)

@@ -1,6 +1,6 @@
 """English word forms that no ending can be dropped to reach: irregular verbs and plurals.
 
-A query word is asked as the prefix left after dropping a regular ending (``query.py``:
+A query word is asked as the prefix left after dropping a regular ending (``index/stems.py``:
 ``meetings`` -> ``meet*``), which cannot join ``win`` and ``won`` or ``child`` and
 ``children``. People ask in one tense and remember in another ("Did Jolene win the
 tournament?" against "I won the regional tournament!"), so a query word listed here is

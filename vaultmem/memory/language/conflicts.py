@@ -23,7 +23,8 @@ both sources), ``duplicate`` (it adds nothing: a repeat), ``similar`` (close, ne
 ``Match.doubtful`` marks a verdict the rules are unsure of: same subject and attribute but
 a scope only one fact names ("Python 3.12" against "Atlas runs on Python 3.11"), a pronoun
 subject or one named more fully, a change no slot names, or a time-shift cue with "also";
-an optional LLM pass may re-judge those. ``factset.py`` finds the closest earlier fact.
+an optional LLM pass may re-judge those. ``memory/pipeline/factset.py`` finds the closest
+earlier fact.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field, fields
 from sys import intern
 from typing import Any
 
+from vaultmem.index.stems import PLURAL, VERB, stem
 from vaultmem.index.terms import bigrams, cjk_run
 from vaultmem.memory.language.gates import Gate, Gated, Line
 from vaultmem.memory.language.gates import words as _words
@@ -207,11 +209,8 @@ def _latin_words(text: str) -> set[str]:
     found: set[str] = set()
     latin = text if text.isascii() else cjk_run().sub(" ", text)
     for word in _WORD.findall(latin.casefold()):
-        if word in _STOP:
-            continue
-        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        found.add(intern(word))
+        if word not in _STOP:
+            found.add(intern(stem(word, PLURAL)))
     return found
 
 
@@ -466,25 +465,10 @@ def cores_alike(shared: int, a: int, b: int) -> bool:
 
 
 def _stems(found: frozenset[str]) -> frozenset[str]:
-    """Latin words without "-ing" or "-ed" (a doubled last consonant undone); the plural
-    "s" is gone already. ``found`` itself when no word changes (one set held, not two)."""
-    stems = frozenset(map(_stem, found))
+    """Latin words without "-ing" or "-ed" (``VERB``); the plural "s" is gone already.
+    ``found`` itself when no word changes (one set held, not two)."""
+    stems = frozenset(intern(stem(word, VERB)) for word in found)
     return found if stems == found else stems
-
-
-_ENDINGS = ("ing", "ed")
-
-
-def _stem(word: str) -> str:
-    if not word.endswith(_ENDINGS):  # most words: one test, not one per ending
-        return word
-    for ending in _ENDINGS:
-        if word.isascii() and word.endswith(ending) and len(word) - len(ending) >= 3:
-            word = word[: -len(ending)]
-            if word[-1] == word[-2] and word[-1] not in "aeiousl":
-                word = word[:-1]
-            return intern(word)
-    return word
 
 
 def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:

@@ -38,7 +38,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from vaultmem.memory.language.gates import Gate, Line, fold
+from vaultmem.memory.language.gates import Gate, Gated, Line, fold
 from vaultmem.memory.language.gates import words as _words
 from vaultmem.memory.language.slot_words import number
 
@@ -125,15 +125,18 @@ _TIME = re.compile(
 )
 # What any date or time expression holds (``gates.py``): a line holding none of these is
 # not searched, as most lines are not (a failed search walks the whole line).
-_DATE_GATE = Gate(
-    _words("day days week weeks weekend month months year years every each today tonight")
-    | _words("morning afternoon evening tomorrow yesterday mon tue tues wed thu thur thurs")
-    | _words("fri sat sun"),
-    # the weekdays' long forms need no word break after them ("on Mondayish")
-    (*_WEEKDAYS, "今", "明", "昨", "后", "前", "每", "周", "星期", "礼拜", "月", "年"),
-    digit=True,
+_G_DATE = Gated(
+    _DATE,
+    Gate(
+        _words("day days week weeks weekend month months year years every each today tonight")
+        | _words("morning afternoon evening tomorrow yesterday mon tue tues wed thu thur thurs")
+        | _words("fri sat sun"),
+        # the weekdays' long forms need no word break after them ("on Mondayish")
+        (*_WEEKDAYS, "今", "明", "昨", "后", "前", "每", "周", "星期", "礼拜", "月", "年"),
+        digit=True,
+    ),
 )
-_TIME_GATE = Gate(_words("noon midday midnight"), ("点", "时"), digit=True)
+_G_TIME = Gated(_TIME, Gate(_words("noon midday midnight"), ("点", "时"), digit=True))
 # A past tense without a word for the future: a weekday alone is then the last one.
 _PAST = re.compile(
     r"(?i:\b(?:i|we|he|she|they|you)\s+(?:\w+ly\s+)?(?:\w+ed|went|did|had|got|came|saw|met|"
@@ -166,13 +169,13 @@ def resolve_dates(text: str, day: dt.date | None) -> list[str]:
         ``YYYY-MM``, ``YYYY`` for a week, month or year; the words themselves without a day.
     """
     line = Line.of(text)
-    found = list(_find(text, day)) if _DATE_GATE.admits(line) else []
+    found = list(_find(text, day, line))
     if not found:
         return []
     if day is None:
         words = (re.sub(r"(?i)^on\s+", "", text[f.start : f.end].strip()) for f in found)
         return list(dict.fromkeys(words))
-    matches = _TIME.finditer(text) if _TIME_GATE.admits(line) else iter(())
+    matches = _G_TIME.finditer(text, line)
     times = [(m.start(), m.end(), _clock(m)) for m in matches]
     out = []
     for item in found:
@@ -182,9 +185,9 @@ def resolve_dates(text: str, day: dt.date | None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _find(text: str, day: dt.date | None) -> Iterator[_Found]:
+def _find(text: str, day: dt.date | None, line: Line) -> Iterator[_Found]:
     base = day or dt.date.today()  # without a day only the spans are used
-    for match in _DATE.finditer(text):
+    for match in _G_DATE.finditer(text, line):
         value, timed = _value(match, base, text)
         if value is not None:
             yield _Found(match.start(), match.end(), value, timed)

@@ -63,7 +63,7 @@ from dataclasses import dataclass
 
 from vaultmem.memory.language.command_lines import command_passwords
 from vaultmem.memory.language.credentials import FIELD_MASK, MASK, credential, pass_phrase_end
-from vaultmem.memory.language.gates import fold
+from vaultmem.memory.language.gates import Gate, Line, fold
 from vaultmem.memory.language.token_formats import token_spans
 
 __all__ = ["FIELD_MASK", "MASK", "Finding", "find_secrets", "mask_field", "mask_secrets"]
@@ -274,24 +274,28 @@ def _formats(text: str) -> Iterator[Finding]:
 
 # What any match of each label pattern holds (case-folded): a line holding none of a
 # pattern's parts is not searched with it (most lines name no credential at all).
-_LABEL_PARTS = (
-    (_LABELLED, ("pass", "pw", "psk", "secret", "token", "cred", "key", "auth", "phrase", "mnem")),
-    (_LABELLED_ZH, ("密码", "口令", "密钥", "秘钥", "私钥", "令牌")),
-    (_PIN, ("pin", "passcode", "cvv", "cvc")),
-    (_AUTH_HEADER, ("authorization", "bearer")),
-    (_XML, ("<",)),
-    (_CURL_USER, ("-u",)),
+_LABEL_GATES = tuple(
+    (pattern, Gate(parts=parts))
+    for pattern, parts in (
+        (
+            _LABELLED,
+            ("pass", "pw", "psk", "secret", "token", "cred", "key", "auth", "phrase", "mnem"),
+        ),
+        (_LABELLED_ZH, ("密码", "口令", "密钥", "秘钥", "私钥", "令牌")),
+        (_PIN, ("pin", "passcode", "cvv", "cvc")),
+        (_AUTH_HEADER, ("authorization", "bearer")),
+        (_XML, ("<",)),
+        (_CURL_USER, ("-u",)),
+    )
 )
 
 
 def _labelled(text: str) -> list[Finding]:
     out: list[Finding] = []
-    folded = fold(text)
-    for pattern, parts in _LABEL_PARTS:
-        for part in parts:  # a loop, not any(): no generator for each pattern of each line
-            if part in folded:
-                break
-        else:
+    # Gates of parts alone: the folded text is all they read (no word set of a long text).
+    line = Line.lowered(fold(text))
+    for pattern, gate in _LABEL_GATES:
+        if not gate.admits(line):
             continue
         covered = 0  # values already masked end here: later labels inside them are skipped
         for match in pattern.finditer(text):

@@ -5,6 +5,7 @@ clause takes the value back ("no longer", "used to", "不再")."""
 
 from __future__ import annotations
 
+from vaultmem.index.stems import PLURAL, stem
 from vaultmem.memory.language import slot_words as w
 
 OWNER = "owner"
@@ -128,9 +129,8 @@ def normal(value: str) -> str:
 
 
 def singular(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
+    """A lower-case noun without its plural ``s`` (``PLURAL``: "runs" -> "run", "glass")."""
+    return stem(word, PLURAL)
 
 
 def takes_back(before: str) -> bool:

@@ -44,7 +44,7 @@ TRIGGERS = frozenset(
     "today yesterday recently now finally since after last this next ps todo".split()
 )
 # Words that open a line like a speaker's name ("Update: ..."). The capture requests
-# ("Remember:", "记住：", "注意：") are stripped before slots are read (``wording.py``); the
+# ("Remember:", "记住：", "注意：") are stripped before slots are read (``triggers.py``); the
 # English ones stay listed for the names they may stand before ("Remember Bob moved").
 CJK_TRIGGERS = frozenset("重要 更新".split())
 SUBJECT_SKIP = frozenset(
@@ -352,6 +352,20 @@ SCHEDULE_PATTERNS = (
         r"(?P<event>[\u4e00-\u9fff]{1,6}?)(?=[，。！？；,.!?;了]|$)"
     ),
 )
+# The verbs each of SCHEDULE_PATTERNS needs (its gate, ``gates.py``): whole words (a set:
+# English) or parts found anywhere ("|" between them: Chinese).
+_MOVED = frozenset(
+    "moved moves move moving rescheduled changed changes shifted shifts pushed postponed brought "
+    "bumped".split()
+)
+SCHEDULE_VERBS: tuple[frozenset[str] | str, ...] = (
+    frozenset("is are happens happen takes take starts start runs run will".split()),
+    _MOVED,
+    _MOVED,
+    "改到|改在|改成|挪到|推迟到|提前到|调到|换到|定在|在|是",
+    frozenset("wake get go work eat have start finish leave".split()),
+    "点|點",
+)
 NOT_AN_EVENT = frozenset("it this that there here what which who 这 那".split())
 _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -563,23 +577,38 @@ ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 # -- cues: a reader runs only on a sentence holding one of its words ----------------------
 # Searched in the lower-cased sentence (faster than case-insensitive patterns); the role
 # and tool cues are word sets, as an alternation of a hundred names is slow in ``re``.
+# A cue is searched only when the sentence holds one of its literal parts (``_PARTS``, "|"
+# between them: its gate, ``gates.py``; a digit also opens the version and schedule
+# gates): most sentences hold none, and a failed search walks the whole sentence.
 CUE_RESIDENCE = re.compile(r"liv|resid|based|settled|locat|mov|住|搬|定居|生活在|家在")
+RESIDENCE_PARTS = "liv|resid|based|settled|locat|mov|住|搬|定居|生活在|家在"
 CUE_EMPLOYER = re.compile(
     r"work|employ|job|position|started|hired|intern|joined|left|quit|resigned|laid off"
     r"|工作|上班|任职|实习|入职|跳槽|加入|在[^在]{2,14}(?:做|当|担任)"
 )
+EMPLOYER_PARTS = (
+    "work|employ|job|position|started|hired|intern|joined|left|quit|resigned|laid off"
+    "|工作|上班|任职|实习|入职|跳槽|加入|做|当|担任"
+)
 CUE_FAVOURITE = re.compile(r"favou?rite|最喜欢")
+FAVOURITE_PARTS = "favorite|favourite|最喜欢"
 CUE_VERSION = re.compile(
     r"\d\.\d|version|upgraded|bumped|updated|pinned|downgraded|版本|升级|降级"
     r"|\b(?:" + "|".join(sorted(BARE_VERSION)) + r")\s+v?\d"
 )
+VERSION_PARTS = "version|upgraded|bumped|updated|pinned|downgraded|版本|升级|降级"
 CUE_SCHEDULE = re.compile(
     r"\b(?:mon|tue|wed|thu|fri|sat|sun|weekday|weekend)|\d:\d\d|\d\s*[ap]\.?m\b|noon|morning|afternoon|evening"
     r"|night|周[一二三四五六日天]|星期|礼拜|上午|下午|晚上|早上|中午|[\d一二两三四五六七八九十]点"
 )
+SCHEDULE_PARTS = (
+    "mon|tue|wed|thu|fri|sat|sun|week|noon|morning|afternoon|evening|night"
+    "|周|星期|礼拜|上午|下午|晚上|早上|中午|点"
+)
 CUE_CONTACT = re.compile(
     r"@|phone|number|mobile|cell|\btel\b|call me|whatsapp|address|手机|电话|号码|地址"
 )
+CONTACT_PARTS = "@|phone|number|mobile|cell|tel|call me|whatsapp|address|手机|电话|号码|地址"
 # Where someone stands in love: one state at a time. "single" only as a state, not a
 # "single room" or "single-handedly".
 RELATIONSHIP = (
@@ -612,10 +641,16 @@ CUE_RELATIONSHIP = re.compile(
     r"single|dating|going out|relationship|friend|engaged|fianc|married|knot|hitched|divorced"
     r"|separated|broke up|split up|单身|分手|恋爱|在一起|朋友|订婚|结婚|已婚|成家|离婚|离异"
 )
+RELATIONSHIP_PARTS = (
+    "single|dating|going out|relationship|friend|engaged|fianc|married|knot|hitched"
+    "|divorced|separated|broke up|split up|单身|分手|恋爱|在一起|朋友|订婚|结婚|已婚|成家"
+    "|离婚|离异"
+)
 CUE_DIET = re.compile(
     r"vegan|plant|vegetarian|veggie|meat|pesc|fish|keto|\beat|omnivore|carnivore|diet"
     r"|素|肉|生酮|什么都吃"
 )
+DIET_PARTS = "veg|plant|meat|pesc|fish|keto|eat|omnivore|carnivore|diet|素|肉|生酮|什么都吃"
 CUE_ROLE_CJK = re.compile(r"负责|经理|主管|组长|队长|老板|领导|上司|医生|牙医|房东")
 ROLE_CUE_WORDS = frozenset(
     "lead leads leader led head heads headed manager managers manages managed pm owner owns "

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from vaultmem.memory.language import slot_words as w
+from vaultmem.memory.language import slot_words
 from vaultmem.memory.language.gates import Gate, Line
 from vaultmem.memory.language.slot_phrases import (
     OWNER,
@@ -73,7 +73,9 @@ def slots(text: str) -> list[Slot]:
     sentence is read up to ``MAX_SENTENCE_CHARS`` characters."""
     speaker, text = _speaker(strip_triggers(text))
     found: dict[Slot, None] = {}
-    for sentence in w.SENTENCE.split(text) if w.SENTENCE_HINT.search(text) else [text]:
+    for sentence in (
+        slot_words.SENTENCE.split(text) if slot_words.SENTENCE_HINT.search(text) else [text]
+    ):
         if sentence.strip():
             for slot in _sentence_slots(strip_triggers(sentence[:MAX_SENTENCE_CHARS])):
                 found.setdefault(_as_said_by(slot, speaker), None)
@@ -83,11 +85,11 @@ def slots(text: str) -> list[Slot]:
 def _speaker(text: str) -> tuple[str, str]:
     """``("caroline", rest)`` for a conversation turn "Caroline: I ..."; the owner is the
     speaker then, so two speakers' "I live in ..." are not one person's."""
-    match = w.SPEAKER.match(text)
+    match = slot_words.SPEAKER.match(text)
     if match is None:
         return "", text
     name = match.group("name")
-    if name.casefold() in w.TRIGGERS or name in w.CJK_TRIGGERS:
+    if name.casefold() in slot_words.TRIGGERS or name in slot_words.CJK_TRIGGERS:
         return "", text[match.end() :]
     return clean_name(name), text[match.end() :]
 
@@ -106,14 +108,14 @@ def _sentence_slots(sentence: str) -> Iterator[Slot]:
     # Each reader runs only when its cue words are in the sentence: a cheap test instead
     # of a dozen patterns (consolidation reads every fact of a large vault).
     lowered = sentence.casefold()
-    tokens = frozenset(t.strip(".") for t in w.ASCII_WORD.findall(lowered))
+    tokens = frozenset(t.strip(".") for t in slot_words.ASCII_WORD.findall(lowered))
     line = Line.lowered(lowered)
     for gate, cue, read in _READERS:
         if gate.admits(line) and cue.search(lowered):
             yield from read(sentence)
-    if tokens & w.ROLE_CUE_WORDS or w.CUE_ROLE_CJK.search(sentence):
+    if tokens & slot_words.ROLE_CUE_WORDS or slot_words.CUE_ROLE_CJK.search(sentence):
         yield from _roles(sentence)
-    if tokens & w.TOOL_CUE_WORDS or w.CUE_TOOL_CJK.search(sentence):
+    if tokens & slot_words.TOOL_CUE_WORDS or slot_words.CUE_TOOL_CJK.search(sentence):
         yield from _tools(sentence)
 
 
@@ -121,7 +123,7 @@ def _sentence_slots(sentence: str) -> Iterator[Slot]:
 
 
 def _residence(sentence: str) -> Iterator[Slot]:
-    for pattern in w.RESIDENCE:
+    for pattern in slot_words.RESIDENCE:
         for match in pattern.finditer(sentence):
             value = _place(match.group("value"))
             if not value:
@@ -129,7 +131,7 @@ def _residence(sentence: str) -> Iterator[Slot]:
             clause = clause_before(sentence, match.start())
             negated = takes_back(clause) or bool(match.group("past")) or _spent(match, sentence)
             yield Slot(subject_before(sentence[: match.start()]), "residence", value, negated)
-    for match in w.RESIDENCE_FROM.finditer(sentence):
+    for match in slot_words.RESIDENCE_FROM.finditer(sentence):
         value = _place(match.group("value") or match.group("cjk"))
         if value:
             subject = subject_before(sentence[: match.start()])
@@ -140,13 +142,13 @@ def _place(phrase: str) -> str:
     """A place named after "live in", "moved to": its capitalised words ("New York" of
     "New York for the new job"), or one or two plain words that are not vague ("a new
     flat"); empty for a time ("moved to Tuesday") or nothing placeable."""
-    if w.CJK.match(phrase.lstrip()[:1] or " "):
+    if slot_words.CJK.match(phrase.lstrip()[:1] or " "):
         return cjk_value(phrase)
-    if w.TIME_WORD.match(phrase.lstrip()):
+    if slot_words.TIME_WORD.match(phrase.lstrip()):
         return ""
     tokens: list[str] = []
-    for token in w.TOKEN.findall(w.CLAUSE_BREAK.split(phrase)[0]):
-        if token.casefold() in w.VALUE_STOP:
+    for token in slot_words.TOKEN.findall(slot_words.CLAUSE_BREAK.split(phrase)[0]):
+        if token.casefold() in slot_words.VALUE_STOP:
             break
         tokens.append(token)
     names: list[str] = []
@@ -157,25 +159,25 @@ def _place(phrase: str) -> str:
             break
     if names:
         return normal(" ".join(names))
-    plain = [t for t in tokens if t.casefold() not in w.ARTICLES]
-    if 0 < len(plain) <= 2 and not any(t.casefold() in w.VAGUE_PLACES for t in plain):
+    plain = [t for t in tokens if t.casefold() not in slot_words.ARTICLES]
+    if 0 < len(plain) <= 2 and not any(t.casefold() in slot_words.VAGUE_PLACES for t in plain):
         return normal(" ".join(plain))
     return ""
 
 
 def _employer(sentence: str) -> Iterator[Slot]:
-    for match in w.EMPLOYER_LEFT.finditer(sentence):
+    for match in slot_words.EMPLOYER_LEFT.finditer(sentence):
         yield Slot(
             subject_before(sentence[: match.start()]), "employer", normal(match["value"]), True
         )
-    for pattern in (w.EMPLOYER, w.CJK_EMPLOYER):
+    for pattern in (slot_words.EMPLOYER, slot_words.CJK_EMPLOYER):
         for match in pattern.finditer(sentence):
             found = match.groupdict()
             doing = found.get("doing")
-            if doing and w.CJK_NOT_EMPLOYER.search(doing):
+            if doing and slot_words.CJK_NOT_EMPLOYER.search(doing):
                 continue
             value = normal(found["value"] or found["joined"] or doing or "")
-            if not value or value in w.NOT_AN_EMPLOYER:
+            if not value or value in slot_words.NOT_AN_EMPLOYER:
                 continue
             subject = subject_before(sentence[: match.start()])
             negated = takes_back(clause_before(sentence, match.start())) or _spent(match, sentence)
@@ -185,40 +187,46 @@ def _employer(sentence: str) -> Iterator[Slot]:
 def _spent(match: re.Match[str], sentence: str) -> bool:
     """Whether a stay or a job is told as over: "lived in Tokyo for two years", "worked at
     Google in my twenties"."""
-    return bool(w.SPENT.search(match.group())) and bool(w.PAST_SPAN.search(sentence, match.start()))
+    return bool(slot_words.SPENT.search(match.group())) and bool(
+        slot_words.PAST_SPAN.search(sentence, match.start())
+    )
 
 
 def _roles(sentence: str) -> Iterator[Slot]:
-    for pattern in w.ROLE_PATTERNS:
+    for pattern in slot_words.ROLE_PATTERNS:
         for match in pattern.finditer(sentence):
             groups = match.groupdict()
-            role = w.ROLE_OF[groups["role"].casefold()] if groups.get("role") else "lead"
+            role = slot_words.ROLE_OF[groups["role"].casefold()] if groups.get("role") else "lead"
             holder = normal(groups["holder"])
             org = groups.get("org")
             if not org:
                 subject = OWNER
-            elif w.CJK.search(org):
+            elif slot_words.CJK.search(org):
                 # "数据平台组现在" (由陈刚负责): the group, and 我的 the owner's.
                 subject = cjk_subject(org)
             else:
-                subject = clean_name(w.CJK_ORG_SUFFIX.sub("", org)).removeprefix("the ")
-            if subject in w.POSSESSIVE_OWNER or subject in w.FIRST_PERSON:
+                subject = clean_name(slot_words.CJK_ORG_SUFFIX.sub("", org)).removeprefix("the ")
+            if subject in slot_words.POSSESSIVE_OWNER or subject in slot_words.FIRST_PERSON:
                 continue
-            if holder and holder not in w.FIRST_PERSON:
+            if holder and holder not in slot_words.FIRST_PERSON:
                 negated = takes_back(clause_before(sentence, match.start()))
                 yield Slot(subject, f"role:{role}", holder, negated)
 
 
 def _favourites(sentence: str) -> Iterator[Slot]:
-    for pattern in w.FAVOURITE_PATTERNS:
+    for pattern in slot_words.FAVOURITE_PATTERNS:
         for match in pattern.finditer(sentence):
             whose = match.group("whose").casefold()
-            if whose in w.FIRST_PERSON or whose in w.POSSESSIVE_OWNER or "我" in whose:
+            if (
+                whose in slot_words.FIRST_PERSON
+                or whose in slot_words.POSSESSIVE_OWNER
+                or "我" in whose
+            ):
                 subject = OWNER
-            elif whose in w.PRONOUNS:
+            elif whose in slot_words.PRONOUNS:
                 subject = UNKNOWN
             else:
-                subject = cjk_subject(whose) if w.CJK.search(whose) else clean_name(whose)
+                subject = cjk_subject(whose) if slot_words.CJK.search(whose) else clean_name(whose)
             thing = normal(singular(match.group("thing").casefold()))
             value = value_after(match.group("value"))
             if value and thing:
@@ -226,12 +234,12 @@ def _favourites(sentence: str) -> Iterator[Slot]:
 
 
 def _versions(sentence: str) -> Iterator[Slot]:
-    for pattern in w.VERSION_PATTERNS:
+    for pattern in slot_words.VERSION_PATTERNS:
         for match in pattern.finditer(sentence):
             software = normal(match.group("software"))
-            if software in w.NOT_SOFTWARE:
+            if software in slot_words.NOT_SOFTWARE:
                 continue
-            if "." not in match.group("value") and software not in w.BARE_VERSION:
+            if "." not in match.group("value") and software not in slot_words.BARE_VERSION:
                 continue
             scope = _scope(sentence, {software}) or _context(sentence, software)
             yield Slot(software, "version", match.group("value"), scope=scope)
@@ -239,9 +247,9 @@ def _versions(sentence: str) -> Iterator[Slot]:
 
 def _context(sentence: str, software: str) -> str:
     """The thing a version is installed on, when no project is named: "on the server"."""
-    for match in w.CONTEXT_NOUN.finditer(sentence):
+    for match in slot_words.CONTEXT_NOUN.finditer(sentence):
         noun = singular(match.group("noun").casefold())
-        if noun != software and noun not in w.NOT_CONTEXT:
+        if noun != software and noun not in slot_words.NOT_CONTEXT:
             return noun
     return ""
 
@@ -254,11 +262,11 @@ def _project(sentence: str, exclude: set[str]) -> str:
 def _names(sentence: str, exclude: set[str]) -> Iterator[str]:
     """The capitalised names of a sentence, in order, that are not a known tool, a common
     word at the start of a sentence, a month or a weekday."""
-    for match in w.CAPITALISED.finditer(sentence):
+    for match in slot_words.CAPITALISED.finditer(sentence):
         name = normal(match.group())
-        if name in exclude or name in w.KIND_OF or name in w.PURPOSE_OF:
+        if name in exclude or name in slot_words.KIND_OF or name in slot_words.PURPOSE_OF:
             continue
-        if not w.NOT_A_PROJECT.fullmatch(name):
+        if not slot_words.NOT_A_PROJECT.fullmatch(name):
             yield name
 
 
@@ -268,35 +276,39 @@ def _scope(sentence: str, exclude: set[str]) -> str:
     found = _project(sentence, exclude)
     if found:
         return found
-    for match in w.CJK_PROJECT.finditer(sentence):
+    for match in slot_words.CJK_PROJECT.finditer(sentence):
         name = match.group("name")
-        if name not in w.NOT_A_CJK_PROJECT and name not in w.CJK_FIRST_PERSON:
+        if name not in slot_words.NOT_A_CJK_PROJECT and name not in slot_words.CJK_FIRST_PERSON:
             return name
-    area = w.AREA.search(sentence)
+    area = slot_words.AREA.search(sentence)
     if area is None:
         return ""
     word = area.group().casefold()
-    return w.AREA_OF.get(word, word.replace("-", "").replace(" ", ""))
+    return slot_words.AREA_OF.get(word, word.replace("-", "").replace(" ", ""))
 
 
 def _schedules(sentence: str) -> Iterator[Slot]:
     line = Line.of(sentence)
-    for pattern, gate in zip(w.SCHEDULE_PATTERNS, _SCHEDULE_GATES, strict=True):
+    for pattern, gate in zip(slot_words.SCHEDULE_PATTERNS, _SCHEDULE_GATES, strict=True):
         if not gate.admits(line):
             continue
         for match in pattern.finditer(sentence):
             phrase = match.group("value")
             # The time must come first ("is at 9:30", "改到周三"), not somewhere later
             # ("Alice is at the gym on Mondays" says where she is, not when an event is).
-            start = phrase[:5] if w.CJK.match(phrase[:1] or " ") else " ".join(phrase.split()[:2])
+            start = (
+                phrase[:5]
+                if slot_words.CJK.match(phrase[:1] or " ")
+                else " ".join(phrase.split()[:2])
+            )
             if not _when(start):
                 continue
             event = match.group("event")
-            if w.CJK.search(event):
+            if slot_words.CJK.search(event):
                 subject = cjk_subject(event)
             else:
-                subject = noun_phrase(w.TOKEN.findall(event))
-            if subject in (OWNER, UNKNOWN) or subject in w.NOT_AN_EVENT:
+                subject = noun_phrase(slot_words.TOKEN.findall(event))
+            if subject in (OWNER, UNKNOWN) or subject in slot_words.NOT_AN_EVENT:
                 continue
             yield Slot(subject, "time", _when(phrase))
 
@@ -304,54 +316,57 @@ def _schedules(sentence: str) -> Iterator[Slot]:
 def _when(text: str) -> str:
     """The day and time a phrase names, as ``day=mon;time=9:30`` (the parts it names)."""
     parts = []
-    day = w.WEEKDAY.search(text)
+    day = slot_words.WEEKDAY.search(text)
     if day:
         name = day.group().casefold()
-        parts.append("day=" + w.WEEKDAY_OF.get(name.rstrip("s"), w.WEEKDAY_OF.get(name, name)))
+        parts.append(
+            "day="
+            + slot_words.WEEKDAY_OF.get(name.rstrip("s"), slot_words.WEEKDAY_OF.get(name, name))
+        )
     time = _clock(text)
     if time:
         parts.append("time=" + time)
     else:
-        part = w.DAYPART.search(text)
+        part = slot_words.DAYPART.search(text)
         if part:
-            parts.append("part=" + w.DAYPART_OF[part.group().casefold()])
+            parts.append("part=" + slot_words.DAYPART_OF[part.group().casefold()])
     return ";".join(parts)
 
 
 def _clock(text: str) -> str:
     """``9:30``, ``14:00`` from "9:30", "2pm", "下午两点"; empty when no time is named."""
-    for pattern in w.CLOCKS:
+    for pattern in slot_words.CLOCKS:
         match = pattern.search(text)
         if match is None:
             continue
-        hour = w.number(match.group("hour"))
+        hour = slot_words.number(match.group("hour"))
         minute = match.group("minute") or "0"
         late = (match.groupdict().get("ampm") or "").casefold()
         if late in ("p", "下午", "晚上", "傍晚") and hour < 12:
             hour += 12
         elif late in ("a", "晚上") and hour == 12:  # 12am, 晚上十二点: midnight
             hour = 0
-        return f"{hour}:{30 if minute == '半' else w.number(minute):02d}"
+        return f"{hour}:{30 if minute == '半' else slot_words.number(minute):02d}"
     return ""
 
 
 def _contacts(sentence: str) -> Iterator[Slot]:
     lowered = sentence.casefold()
-    if w.PHONE_WORD.search(lowered):
-        for match in w.PHONE.finditer(sentence):
+    if slot_words.PHONE_WORD.search(lowered):
+        for match in slot_words.PHONE.finditer(sentence):
             digits = re.sub(r"\D", "", match.group())
-            if len(digits) >= 7 and not w.ISO_DATE.search(match.group()):
-                kind = w.PHONE_KIND.search(lowered)
-                scope = w.PHONE_KIND_OF[kind.group()] if kind else ""
+            if len(digits) >= 7 and not slot_words.ISO_DATE.search(match.group()):
+                kind = slot_words.PHONE_KIND.search(lowered)
+                scope = slot_words.PHONE_KIND_OF[kind.group()] if kind else ""
                 subject = _contact_subject(sentence[: match.start()])
                 yield Slot(subject, "phone", digits[-8:], scope=scope)
-    for match in w.EMAIL.finditer(sentence):
+    for match in slot_words.EMAIL.finditer(sentence):
         subject = _contact_subject(sentence[: match.start()])
-        kind = w.EMAIL_KIND.search(lowered)
-        scope = w.EMAIL_KIND_OF[kind.group()] if kind else ""
+        kind = slot_words.EMAIL_KIND.search(lowered)
+        scope = slot_words.EMAIL_KIND_OF[kind.group()] if kind else ""
         yield Slot(subject, "email", match.group().casefold(), scope=scope)
-    for match in w.ADDRESS.finditer(sentence):
-        value = normal(w.ADDRESS_END.split(match.group("value") or match.group("cjk"))[0])
+    for match in slot_words.ADDRESS.finditer(sentence):
+        value = normal(slot_words.ADDRESS_END.split(match.group("value") or match.group("cjk"))[0])
         if value:
             yield Slot(_contact_subject(sentence[: match.start()] + " address"), "address", value)
 
@@ -359,29 +374,33 @@ def _contacts(sentence: str) -> Iterator[Slot]:
 def _contact_subject(before: str) -> str:
     """Whose number or address: the possessive before the contact word ("Alice's", "my"),
     else a name before it ("Alice has a new number"), else the owner ("New number: ...")."""
-    found = list(w.CONTACT_WHOSE.finditer(before))
+    found = list(slot_words.CONTACT_WHOSE.finditer(before))
     if not found:
-        if w.CJK.search(before):  # "妈妈换了新号码": who comes before the verb
-            return cjk_subject(w.CJK_CONTACT_VERB.split(before)[0])
+        if slot_words.CJK.search(before):  # "妈妈换了新号码": who comes before the verb
+            return cjk_subject(slot_words.CJK_CONTACT_VERB.split(before)[0])
         names = list(_names(before, set()))
         return clean_name(names[-1]) if names else OWNER  # the nearest
     word = found[-1].group("whose")  # the nearest one
     lowered = word.casefold()
-    if lowered in w.POSSESSIVE_OWNER or lowered in w.FIRST_PERSON or word.startswith("我"):
+    if (
+        lowered in slot_words.POSSESSIVE_OWNER
+        or lowered in slot_words.FIRST_PERSON
+        or word.startswith("我")
+    ):
         return OWNER
-    if lowered in w.PRONOUNS:
+    if lowered in slot_words.PRONOUNS:
         return UNKNOWN
-    if w.CJK.search(word):
+    if slot_words.CJK.search(word):
         return cjk_subject(word.removesuffix("的"))
     return clean_name(word)
 
 
 def _diet(sentence: str) -> Iterator[Slot]:
-    return _state(sentence, w.DIETS, "diet")
+    return _state(sentence, slot_words.DIETS, "diet")
 
 
 def _relationship(sentence: str) -> Iterator[Slot]:
-    return _state(sentence, w.RELATIONSHIP, "relationship")
+    return _state(sentence, slot_words.RELATIONSHIP, "relationship")
 
 
 def _state(
@@ -395,7 +414,7 @@ def _state(
                 continue
             taken.append(match.span())
             before = sentence[: match.start()]
-            if w.UNASSERTED.search(before):
+            if slot_words.UNASSERTED.search(before):
                 continue
             negated = takes_back(clause_before(sentence, match.start()))
             yield Slot(subject_before(before), attribute, value, negated)
@@ -405,20 +424,22 @@ def _tools(sentence: str) -> Iterator[Slot]:
     """The tool chosen for a job: "decided to use X (for Y)", "switched Y to X",
     "改用X"; a tool named after "not", "instead of", "from" is negated."""
     named: dict[int, bool] = {}
-    for patterns, negated in ((w.TOOL_CHOICE, False), (w.TOOL_DROP, True)):
+    for patterns, negated in ((slot_words.TOOL_CHOICE, False), (slot_words.TOOL_DROP, True)):
         for pattern in patterns:
             for match in pattern.finditer(sentence):
                 named[match.start("value")] = negated
-    purpose = w.PURPOSE.search(sentence)
+    purpose = slot_words.PURPOSE.search(sentence)
     for start, dropped in sorted(named.items()):
-        tool = w.TOOL_NAME.match(sentence, start)
+        tool = slot_words.TOOL_NAME.match(sentence, start)
         if tool is None:
             continue
         name = normal(tool.group())
-        kind = w.KIND_OF.get(name) or w.KIND_OF.get(name.split()[0])
+        kind = slot_words.KIND_OF.get(name) or slot_words.KIND_OF.get(name.split()[0])
         if kind is None:
             wanted = normal(purpose.group("purpose")) if purpose else ""
-            kind = w.PURPOSE_OF.get(wanted) or w.PURPOSE_OF.get(wanted.split(" ")[0])
+            kind = slot_words.PURPOSE_OF.get(wanted) or slot_words.PURPOSE_OF.get(
+                wanted.split(" ")[0]
+            )
         if kind is None:
             continue
         negated = dropped or takes_back(clause_before(sentence, start))
@@ -427,71 +448,21 @@ def _tools(sentence: str) -> Iterator[Slot]:
 
 
 # A reader runs only when its cue matches the lower-cased sentence, and a cue is searched
-# only when the sentence holds one of its literal parts (``gates.py``): most sentences
-# hold none, and a failed search walks the whole sentence.
+# only when the sentence holds one of its literal parts (``slot_words``' ``_PARTS``).
 def _parts(words: str, digit: bool = False) -> Gate:
     return Gate(parts=tuple(words.split("|")), digit=digit)
 
 
 _READERS = (
-    (
-        _parts("liv|resid|based|settled|locat|mov|住|搬|定居|生活在|家在"),
-        w.CUE_RESIDENCE,
-        _residence,
-    ),
-    (
-        _parts(
-            "work|employ|job|position|started|hired|intern|joined|left|quit|resigned|laid off"
-            "|工作|上班|任职|实习|入职|跳槽|加入|做|当|担任"
-        ),
-        w.CUE_EMPLOYER,
-        _employer,
-    ),
-    (_parts("favorite|favourite|最喜欢"), w.CUE_FAVOURITE, _favourites),
-    (
-        _parts("version|upgraded|bumped|updated|pinned|downgraded|版本|升级|降级", digit=True),
-        w.CUE_VERSION,
-        _versions,
-    ),
-    (
-        _parts(
-            "mon|tue|wed|thu|fri|sat|sun|week|noon|morning|afternoon|evening|night"
-            "|周|星期|礼拜|上午|下午|晚上|早上|中午|点",
-            digit=True,
-        ),
-        w.CUE_SCHEDULE,
-        _schedules,
-    ),
-    (
-        _parts("@|phone|number|mobile|cell|tel|call me|whatsapp|address|手机|电话|号码|地址"),
-        w.CUE_CONTACT,
-        _contacts,
-    ),
-    (
-        _parts("veg|plant|meat|pesc|fish|keto|eat|omnivore|carnivore|diet|素|肉|生酮|什么都吃"),
-        w.CUE_DIET,
-        _diet,
-    ),
-    (
-        _parts(
-            "single|dating|going out|relationship|friend|engaged|fianc|married|knot|hitched"
-            "|divorced|separated|broke up|split up|单身|分手|恋爱|在一起|朋友|订婚|结婚|已婚|成家"
-            "|离婚|离异"
-        ),
-        w.CUE_RELATIONSHIP,
-        _relationship,
-    ),
+    (_parts(slot_words.RESIDENCE_PARTS), slot_words.CUE_RESIDENCE, _residence),
+    (_parts(slot_words.EMPLOYER_PARTS), slot_words.CUE_EMPLOYER, _employer),
+    (_parts(slot_words.FAVOURITE_PARTS), slot_words.CUE_FAVOURITE, _favourites),
+    (_parts(slot_words.VERSION_PARTS, digit=True), slot_words.CUE_VERSION, _versions),
+    (_parts(slot_words.SCHEDULE_PARTS, digit=True), slot_words.CUE_SCHEDULE, _schedules),
+    (_parts(slot_words.CONTACT_PARTS), slot_words.CUE_CONTACT, _contacts),
+    (_parts(slot_words.DIET_PARTS), slot_words.CUE_DIET, _diet),
+    (_parts(slot_words.RELATIONSHIP_PARTS), slot_words.CUE_RELATIONSHIP, _relationship),
 )
-# The verbs each schedule pattern needs, as whole words (English) or anywhere (Chinese).
-_MOVED = frozenset(
-    "moved moves move moving rescheduled changed changes shifted shifts pushed postponed brought "
-    "bumped".split()
-)
-_SCHEDULE_GATES = (
-    Gate(frozenset("is are happens happen takes take starts start runs run will".split())),
-    Gate(_MOVED),
-    Gate(_MOVED),
-    _parts("改到|改在|改成|挪到|推迟到|提前到|调到|换到|定在|在|是"),
-    Gate(frozenset("wake get go work eat have start finish leave".split())),
-    _parts("点|點"),
+_SCHEDULE_GATES = tuple(
+    _parts(verbs) if isinstance(verbs, str) else Gate(verbs) for verbs in slot_words.SCHEDULE_VERBS
 )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from vaultmem.memory.language.gates import fold
+from vaultmem.memory.language.gates import Gate, Gated, Line
 from vaultmem.memory.language.slot_words import SPEAKER
 
 # The requests, English (whole words, any case) and Chinese. A request opens a line when
@@ -46,16 +46,18 @@ _LEAD = re.compile(
 # It is tried once per run of separators, from where the run starts (its leading hyphens,
 # group 1, are kept: ``_TAIL.sub(r"\1", ...)``), not from each separator in it: a long
 # run ("x — — — ... note x") was read to its end from each (quadratic).
-_TAIL = re.compile(
-    r"(?<![\s,，;；\-–—])(-*+)(?:\s*[,，;；–—]|\s+-)[\s,，;；\-–—]*+"
-    r"(?:(?i:(?:please\s+)?(?:remember|keep\s+(?:that|this|it)\s+in\s+mind|"
-    r"note)(?:\s+(?:that|this|it))?|(?:please\s+)?(?:don'?t|do\s+not)\s+forget"
-    r"(?:\s+(?:that|this|it))?|fyi)|请?记住(?:了|哦|啊|喔)?|别忘了|记得(?:哦|啊|喔)?)"
-    r"\s*(?:[.!！。~]+\s*)?$"
+_TAIL = Gated(
+    re.compile(
+        r"(?<![\s,，;；\-–—])(-*+)(?:\s*[,，;；–—]|\s+-)[\s,，;；\-–—]*+"
+        r"(?:(?i:(?:please\s+)?(?:remember|keep\s+(?:that|this|it)\s+in\s+mind|"
+        r"note)(?:\s+(?:that|this|it))?|(?:please\s+)?(?:don'?t|do\s+not)\s+forget"
+        r"(?:\s+(?:that|this|it))?|fyi)|请?记住(?:了|哦|啊|喔)?|别忘了|记得(?:哦|啊|喔)?)"
+        r"\s*(?:[.!！。~]+\s*)?$"
+    ),
+    # Every request it takes holds one of these (case-folded): a line without any is not
+    # searched (the search walks the whole line).
+    Gate(parts=("remember", "keep", "note", "forget", "fyi", "记住", "别忘了", "记得")),
 )
-# Every request ``_TAIL`` takes holds one of these (case-folded): a line without any is
-# not searched (the search walks the whole line).
-_TAIL_WORDS = ("remember", "keep", "note", "forget", "fyi", "记住", "别忘了", "记得")
 
 
 # Cached: consolidation asks it of each admitted line three times over (the fact's text,
@@ -83,9 +85,7 @@ def strip_triggers(text: str) -> str:
             break
         words = words[match.end() :].lstrip()
     stripped_head = words != text.strip()
-    folded = fold(words)
-    if any(word in folded for word in _TAIL_WORDS):
-        words = _TAIL.sub(r"\1", words)
+    words = _TAIL.sub(r"\1", words, Line.of(words))
     words = words.rstrip()
     if not _has_words(words):
         return text.strip()

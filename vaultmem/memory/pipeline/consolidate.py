@@ -21,7 +21,7 @@ The memory log is written after the files: a crash between the two is healed by 
 run, which logs every source a fact cites that the log lacks.
 
 Phases 4 (supersede) and 6 (decay) keep the facts right through ``FactUpkeep``
-(``upkeep.py``); topics are gathered in ``topics.py``, ``MEMORY.md``'s block built in
+(``fact_upkeep.py``); topics are gathered in ``topics.py``, ``MEMORY.md``'s block built in
 ``memory_md.py``; what a run did is its ``Report`` (``report.py``).
 """
 
@@ -67,7 +67,7 @@ from vaultmem.memory.pipeline.reading import (
 from vaultmem.memory.pipeline.report import Report
 from vaultmem.memory.pipeline.tiers import TIERS, tier
 from vaultmem.memory.pipeline.topics import Topic, gather, page_block, page_header
-from vaultmem.notes.files import REPLACEMENT
+from vaultmem.notes.decode import REPLACEMENT
 from vaultmem.notes.generated_block import BlockError, block_of, count_tokens, replace_block
 from vaultmem.notes.writes import atomic_write
 
@@ -218,9 +218,8 @@ class Consolidation(FactUpkeep):
         text, key, confidence = admitted.text, admitted.key, admitted.confidence
         if admitted.block_id is None:
             self._give_block_id(path, admitted.raw, admitted.ident)
-        said = admitted.text if admitted.reading is None else admitted.reading  # see Admitted
         match = self.factset.best(
-            said, self.memory.duplicate_similarity, self.memory.conflict_similarity
+            admitted.text, self.memory.duplicate_similarity, self.memory.conflict_similarity
         )
         supersedes = None
         if match is not None and match.doubtful and self.llm is not None:
@@ -273,7 +272,7 @@ class Consolidation(FactUpkeep):
         )
         self.pending[target][new_id] = new.raw
         self.events.append(("distilled", key, new_id))
-        new.block_id = new_id  # one copy of the id for the line's entry, plan and log
+        new = new._replace(block_id=new_id)  # one copy of the id for the entry, plan and log
         self._add_fact(Fact(target, new))
         self.report.new_facts += 1
         self.report.beliefs += confidence is not None

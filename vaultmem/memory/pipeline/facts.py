@@ -25,12 +25,12 @@ import datetime as dt
 import re
 from itertools import chain
 from sys import intern
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from vaultmem.notes.parse import find_fields, find_tags
-from vaultmem.records import Record
 
-if TYPE_CHECKING:  # extract.py compiles the date and name rules: a search never needs them
+# memory/language/extract.py compiles the date and name rules: a search never needs them.
+if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from vaultmem.memory.language.extract import Metadata
@@ -74,42 +74,20 @@ METADATA_FIELDS = (
 )
 
 
-class Entry(Record):
+class Entry(NamedTuple):
     """One list item of a note, taken apart."""
 
-    __slots__ = _fields = (
-        "number",
-        "raw",
-        "text",
-        "role",
-        "block_id",
-        "flat_fields",
-        "tags",
-        "open_task",
-    )
-
-    def __init__(
-        self,
-        number: int,  # 1-based line number
-        raw: str,
-        text: str,  # the words: no time, role, inline fields or block id
-        role: str | None,
-        block_id: str | None,
-        # The inline fields as one flat tuple, key, value, key, value...: consolidation
-        # holds every fact line of a vault at once, and a tuple per pair in a list took
-        # 300 bytes of a fact's 2 kB (``fields`` gives the pairs).
-        flat_fields: tuple[str, ...] = (),
-        tags: tuple[str, ...] = (),
-        open_task: bool = False,
-    ) -> None:
-        self.number = number
-        self.raw = raw
-        self.text = text
-        self.role = role
-        self.block_id = block_id
-        self.flat_fields = flat_fields
-        self.tags = tags
-        self.open_task = open_task
+    number: int  # 1-based line number
+    raw: str
+    text: str  # the words: no time, role, inline fields or block id
+    role: str | None
+    block_id: str | None
+    # The inline fields as one flat tuple, key, value, key, value...: consolidation holds
+    # every fact line of a vault at once, and a tuple per pair in a list took 300 bytes of
+    # a fact's 2 kB (``fields`` gives the pairs).
+    flat_fields: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    open_task: bool = False
 
     @property
     def fields(self) -> list[tuple[str, str]]:
@@ -268,10 +246,10 @@ def line_id(text: str) -> str:
     return "m" + hashlib.blake2b(f"\0{normal}".encode(), digest_size=5).hexdigest()
 
 
-class Fact(Record):
+class Fact:
     """A fact line of ``facts/`` or ``archive/``, read back."""
 
-    __slots__ = _fields = ("path", "entry", "moved")
+    __slots__ = ("path", "entry", "moved")
 
     def __init__(self, path: str, entry: Entry, moved: bool = False) -> None:
         self.path = path

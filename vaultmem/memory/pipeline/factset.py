@@ -143,8 +143,8 @@ class _Stance:
 
 
 def _interned(words: frozenset[str]) -> tuple[str, ...]:
-    """The words, each one string for all the facts that hold it: words read in a child
-    process (``reading.py``) come back as copies, one per batch that held them."""
+    """The words, each one string for all the facts that hold it (each fact's reading
+    makes strings of its own)."""
     return tuple(map(intern, words))
 
 
@@ -163,8 +163,8 @@ class FactSet:
         self._live = 0
         # Arrays of machine ints, not sets or lists: a full run holds the postings of every
         # live fact's words, and reads a few hundred numbers of them for each new fact; a
-        # list's numbers are objects all over the heap, an array's lie in one block (a full
-        # run's candidate lookups: 3.3 s against 4.2 s). Each number is in one at most once.
+        # list's numbers are objects all over the heap, an array's lie in one block
+        # (docs/benchmarks.md, "Choices in the code"). Each number is in one at most once.
         self._postings: defaultdict[str, array[int]] = defaultdict(_posting)
         self._slot_numbers: defaultdict[tuple[str, str], dict[int, None]] = defaultdict(dict)
         self._last: Fact | None = None  # the text ``best`` read, added next as a rule
@@ -297,45 +297,33 @@ def _sift(
     skip: set[int],
 ) -> Iterator[tuple[int, _Held, bool]]:
     """The candidates ``best`` must judge: each one's number, readings, and whether its
-    similarity is surely under ``threshold``. With too few shared words to pass either
-    threshold, only the slot, cue and containment rules can relate a pair, and they do not
-    read the similarity: the words (the costly part) are weighed only for a pair they do
-    relate (``_Held.may_relate``).
+    similarity is surely under ``threshold``. Under both thresholds, only the slot, cue
+    and containment rules can relate a pair, and they do not read the similarity: the
+    words (the costly part) are weighed only for a pair they may relate
+    (``_Held.may_relate``).
 
-    A full run over a large vault sifts some 4 million candidates, nearly all sharing a
-    word or two with the new fact and nothing else: the bound's first tests (``_Ceiling``
-    gives its terms) and ``may_relate``'s common case are written out in this one loop,
-    not called (the loop took a sixth less time so)."""
-    new = stance.new
-    words, size = new.words, len(new.words)
-    # Containment is told by the shared words' count when units are words (most facts).
-    plain = bool(words) and new.units is words and not new.given_up
-    flip, test = stance.flip, stance.test
+    The similarity is bounded without weighing the words first (``_Ceiling``): Jaccard
+    exactly, and the weighted Jaccard with each shared word as heavy as the heaviest. Most
+    candidates share a word or two of ten and are ruled out so; the rest are weighed
+    (``_Ceiling.weighed_below``). The first tests are written in this loop, which runs
+    for millions of candidates in a full run, not called."""
+    words, size = stance.new.words, len(stance.new.words)
     weight, top, floor = ceiling.weight, ceiling.top, ceiling.floor
     for number in numbers:
         if number in skip:
             continue
         held = held_facts[number]
         assert held is not None  # postings and slots hold live facts only
-        old = held.words
-        shared = words.intersection(old)
+        shared = words.intersection(held.words)
         both = len(shared)
-        extra = len(old) - both
-        # The margins cover rounding: the bound sums in another order than the exact value.
-        if size and both / (size + extra) * (1 + 1e-9) >= threshold:
-            yield number, held, False  # over the threshold by Jaccard alone: no need to weigh
-            continue
-        # No shared word weighs more than the heaviest: most pairs share a word or two of
-        # ten, and are ruled out without adding up their weights (a wider margin: the sum
-        # of those weights may round above their count times the heaviest).
-        denominator = weight + extra * floor
-        surely = size > 0 and denominator > 0 and both * top / denominator * (1 + 1e-6) < threshold
-        if not surely and not ceiling.weighed_below(shared, extra, threshold):
+        extra = len(held.words) - both
+        if size and both / (size + extra) >= threshold:  # as ``_similarity`` computes it
             yield number, held, False
             continue
-        if plain and held.units is None and not (held.flags ^ flip) & test:
-            if both == len(old) or both == size:
-                yield number, held, True
+        denominator = weight + extra * floor
+        surely = size > 0 and denominator > 0 and both * top / denominator * _MARGIN < threshold
+        if not surely and not ceiling.weighed_below(shared, extra, threshold):
+            yield number, held, False
         elif held.may_relate(stance, shared):
             yield number, held, True
 
@@ -371,6 +359,13 @@ def _most_shared(lists: list[array[int]], limit: int) -> list[int]:
     return ranked
 
 
+# A bound of the weighted similarity is summed in another order than ``_similarity`` sums
+# it, so the two may differ in their last bits: a pair is surely under a threshold only
+# when its bound times this is under it, a margin far wider than any such rounding and
+# far narrower than any gap between two thresholds.
+_MARGIN = 1 + 1e-6
+
+
 class _Ceiling:
     """An upper bound of ``FactSet._similarity`` of one new fact's words against any
     fact's, without weighing the other fact's words: Jaccard exactly, and for the
@@ -396,4 +391,4 @@ class _Ceiling:
         jaccard = len(shared) / (len(self.new) + extra)
         denominator = self.weight + extra * self.floor
         weighted = sum(map(self.idf.__getitem__, shared)) / denominator if denominator else 1.0
-        return max(jaccard, weighted) * (1 + 1e-9) < threshold
+        return max(jaccard, weighted) * _MARGIN < threshold

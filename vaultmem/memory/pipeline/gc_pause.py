@@ -3,8 +3,8 @@
 A full consolidation of a large vault holds a heap that grows the whole run: the
 readings of every live fact, kept to compare each new one with. CPython's collector
 walks the whole heap each time it has grown by a quarter, and in such a run those walks
-find nothing to free: a 10,000-note run leaves 35 objects in cycles, all told. The walks
-cost about 2 s of that run (18 of them), on one core while the other waits.
+find next to nothing to free, and take their time on one core while the other waits
+(the figures: docs/benchmarks.md, "Choices in the code").
 
 ``young_collections_only`` defers the full walks for the length of a run. Young
 collections go on, so a cycle made and dropped along the way is still freed; anything

@@ -2,7 +2,7 @@
 
 Consolidation hands two kinds of case to ``Judge``: a possible conflict the rules were not
 sure of (``Match.doubtful``) and a fact the rules could not place (``route()`` fell to
-``facts/general.md``). Each becomes one question (``questions.py``); its answer comes from
+``facts/general.md``). Each becomes one question (``judge_questions.py``); its answer comes from
 the cache (``cache.py``) or, while the run's ``budget`` of requests lasts, the server
 (``client.py``). Whenever there is no usable answer the rule decision stands:
 

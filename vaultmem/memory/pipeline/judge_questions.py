@@ -21,7 +21,7 @@ from typing import Any
 
 VERDICTS = ("conflict", "compatible", "duplicate", "subsumes")
 GENERAL = "facts/general.md"
-# The files of the tree route() writes (categories.py), with what belongs in each.
+# The files of the tree route() writes (memory/language/categories.py), with what belongs in each.
 PLACES: dict[str, str] = {
     "facts/identity.md": "who the owner (the person speaking) is: name, home, job, family",
     "facts/health.md": "health, allergies, medication, diet for health reasons",

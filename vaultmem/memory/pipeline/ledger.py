@@ -33,8 +33,6 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from vaultmem.records import Record
-
 LOG_DIR = ".vaultmem/log"
 
 
@@ -61,10 +59,10 @@ _ID = re.compile(r"[A-Za-z0-9-]+")
 _KEY = re.compile(r"\d{4}-\d{2}-\d{2}#[A-Za-z0-9-]+")
 
 
-class Ledger(Record):
+class Ledger:
     """All devices' events, read together."""
 
-    __slots__ = _fields = ("accesses", "distilled", "archived")
+    __slots__ = ("accesses", "distilled", "archived")
 
     def __init__(
         self,

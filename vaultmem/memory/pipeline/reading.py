@@ -1,12 +1,13 @@
 """Phases 1 and 2 of a consolidation, note by note: the daily-note lines not yet distilled,
-scored, admitted, and what each admitted line says as a fact (``conflicts.Fact``) and its
-metadata.
+scored, admitted, and each admitted line's metadata.
 
 This part of a run depends only on the notes, read in order (a line's score depends on
 the names of the lines before it), hardly on the facts the run writes. So a run over many
-notes does it in a forked child process (``workers.forked``) while this process compares
-each admitted line with the facts (``consolidate.py``): the two halves of the work on the
-two cores. A small run, or one where forking is unsafe, reads here, to the same result.
+notes does it in a forked worker process (``workers.forked``) while this process reads
+what each admitted line says as a fact (``conflicts.Fact``) and compares it with the facts
+(``consolidate.py``): the two halves of the work on the two cores, split the same way
+whatever either's speed. A small run, or one where forking is unsafe, reads here, to the
+same result.
 
 The one thing read that depends on the facts written: a name is a person when a fact
 already holds it as one (``extract``'s known people). The reader learns them from every
@@ -25,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from vaultmem.config import Config
-from vaultmem.memory.language.conflicts import Fact
 from vaultmem.memory.language.extract import Metadata, extract
 from vaultmem.memory.language.scoring import Score, entities, likelihood, score
 from vaultmem.memory.language.secrets import mask_secrets
@@ -42,12 +42,15 @@ from vaultmem.memory.pipeline.facts import (
 from vaultmem.memory.pipeline.remember import ECHO_MARKERS, NOISE_PREFIXES
 from vaultmem.notes.files import FileStat, read_note, scan_notes
 from vaultmem.notes.merge import is_conflict_copy
-from vaultmem.workers import backlog, forked
+from vaultmem.workers import forked
 
-# Below this many daily notes a child process costs more than it saves.
+# Below this many daily notes a worker process costs more than it saves.
 FORK_MIN_NOTES = 200
-# Notes a child sends at a time.
+# Notes the worker reads at a time, and how many such batches it may read ahead of the
+# one the run is on: enough to keep it busy while the run reads the vault's facts before
+# its first comparison (``FactSet``), a bounded lead whatever the vault's size.
 _BATCH = 8
+_AHEAD = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,10 +92,10 @@ def note_stats(
 class Admitted:
     """A line admitted as a fact: ``raw`` the line as typed, ``block_id`` its own id if it
     has one, ``text`` the fact's words (capture request stripped, secrets masked, its
-    speaker's role first), ``rated`` its score (without the reasons: a child sends this
-    through a pipe), ``confidence`` the likelihood its words express, ``reading`` what
-    the words say (``None``: left to the run, see ``LineReader.share``) and ``meta``
-    their metadata, as the reader's people make them."""
+    speaker's role first), ``rated`` its score (without the reasons: a worker process
+    sends this to the run), ``confidence`` the likelihood its words express and ``meta``
+    their metadata, as the reader's people make them. What the words say as a fact
+    (``Fact.read``) is read by the run, which compares it with the facts."""
 
     raw: str
     block_id: str | None
@@ -102,7 +105,6 @@ class Admitted:
     value: float
     text: str
     confidence: float | None
-    reading: Fact | None
     meta: Metadata
 
 
@@ -136,7 +138,7 @@ class LineReader:
         distilled: source keys of lines dealt with before (logged or cited by a fact).
         cited: source keys facts cite.
         facts: the words of the facts there are: their names, case-folded, are the names
-            seen before (read when the reading starts: in the child, for a large run).
+            seen before (read when the reading starts: in the worker, for a large run).
         saved: the checkpoint of a daily run: a note whose hash it has is not read again.
         people: names live facts hold as people (the reader's own copy).
     """
@@ -155,18 +157,10 @@ class LineReader:
         self.facts = facts
         self.known: set[str] = set()
         self.people = people
-        self.share = False  # leave what the words say to the run (see ``read_all``)
 
     def read_all(self, root: Path, stats: list[FileStat]) -> Iterator[NoteLines]:
         self.known = {name.casefold() for text in self.facts for name in entities(text)}
         for done, note in enumerate(read_notes(root, self.config, stats), 1):
-            # In a child (``read_daily``), the two processes share the words' reading (the
-            # longest part of a line's, and the same wherever it is done): the run takes it
-            # while it keeps up with the child, that is while the pipe between them is less
-            # than a quarter full (some 7 batches in a 1 MiB pipe: enough to smooth either
-            # side's bursts, little for the run to read alone once the child is done).
-            full = backlog()
-            self.share = full is not None and full < 0.25
             day = daily_date(note.path, self.daily)
             lines = NoteLines(note.path, day or "", done, len(stats), notice=note.notice)
             if note.text is not None and day is not None:
@@ -219,7 +213,6 @@ class LineReader:
             text = f"{masked_role(entry.role)}: {text}"
         meta = extract(text, day, self.people)
         self.people.update(meta.people)
-        reading = None if self.share else Fact.read(text)
         return Admitted(
             entry.raw,
             entry.block_id,
@@ -228,8 +221,7 @@ class LineReader:
             rated,
             value,
             text,
-            likelihood(text),  # after ``Fact.read``, if read: the line as gates read it is kept
-            reading,
+            likelihood(text),
             meta,
         )
 
@@ -272,8 +264,9 @@ def masked_role(role: str) -> str:
 
 
 def read_daily(reader: LineReader, root: Path, stats: list[FileStat]) -> Iterator[NoteLines]:
-    """``reader.read_all``: in a forked child when there are enough notes to pay for it."""
-    return forked(lambda: reader.read_all(root, stats), _BATCH, fork=len(stats) >= FORK_MIN_NOTES)
+    """``reader.read_all``: in a forked worker when there are enough notes to pay for it."""
+    fork = len(stats) >= FORK_MIN_NOTES
+    return forked(lambda: reader.read_all(root, stats), _BATCH, _AHEAD, fork=fork)
 
 
 def date_of(day: str) -> dt.date | None:

@@ -5,11 +5,12 @@ The line, as people read it in Obsidian (``docs/memory.md``)::
     - 14:03 **user** Alice is allergic to peanuts #health [source:: chat] ^m3f9a1c2e
 
 Its block id is a digest of the session and the text (plus, for a message of a transcript,
-the host's id of the message: ``agent/transcripts.py``), so the same message captured twice
+the host's id of the message: ``transcripts.py``), so the same message captured twice
 (an agent retrying, two hooks firing) is stored once. Noise is skipped and reported, not
 stored: empty text, scheduler and heartbeat lines, and echoes of vaultmem's own context
 block. Secrets (API keys, tokens, passwords, private keys) are masked before anything is
-written (``secrets.py`` says what counts), so they never reach a note, a fact or ``MEMORY.md``.
+written (``memory/language/secrets.py`` says what counts), so they never reach a note, a
+fact or ``MEMORY.md``.
 
 ``capture`` and ``note_addition`` are pure; ``store_lines`` writes a day's new lines with
 one ``O_APPEND`` write under the vault's write lock (``writes.append_text``), so a line a
@@ -36,7 +37,7 @@ from vaultmem.memory.language.secrets import mask_secrets as mask_secrets
 # MASK and mask_secrets are re-exported: callers that imported them from here keep working.
 from vaultmem.memory.pipeline.facts import daily_path, long_note_path
 from vaultmem.notes.date_range import check_day
-from vaultmem.notes.files import REPLACEMENT
+from vaultmem.notes.decode import REPLACEMENT
 from vaultmem.notes.parse import CODE_SPAN, parse_document
 from vaultmem.notes.state import STATE_DIR, vault_write_lock
 from vaultmem.notes.writes import append_text, atomic_write, inside_vault, uses_crlf

@@ -6,21 +6,16 @@ Decay is a daily rate by kind (fact 0.8%, belief 7%, summary 2.5%), slowed for i
 facts (x (1 - importance x 0.5)); a pinned fact never decays. Each access (a search or
 context hit, read from the access log) reinforces: x (1 + 0.1 x ln(1 + accesses)).
 Tiers: hot >= 0.7, warm >= 0.3, cold >= 0.05; below that the fact moves to ``archive/``.
-Every number is a ``[memory]`` key (``docs/memory.md``). ``mark_hits`` gives search hits
-their tier and superseded flag (for ``Vault.search`` and the agent layer alike).
+Every number is a ``[memory]`` key (``docs/memory.md``). Search gives its hits their tier
+with these (``search/results.py``, ``mark_hits``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
-from typing import TYPE_CHECKING
 
 from vaultmem.config import MemoryConfig
-from vaultmem.memory.pipeline.facts import Fact, parse_entry
-
-if TYPE_CHECKING:
-    from vaultmem.search.keyword import Hit
 
 TIERS = ("hot", "warm", "cold", "archive")
 
@@ -63,20 +58,3 @@ def tier(score: float, config: MemoryConfig) -> str:
     if score >= config.tier_cold:
         return "cold"
     return "archive"
-
-
-def mark_hits(hits: list[Hit], config: MemoryConfig, today: dt.date) -> None:
-    """Set each hit's ``tier`` (a fact's, by its importance, kind and age as consolidation
-    scores it, without the access count; ``archive`` in ``archive/``) and ``superseded``
-    (its line is struck through: superseded or forgotten)."""
-    for hit in hits:
-        entry = parse_entry(hit.text.split("\n", 1)[0], hit.line_start)
-        hit.superseded = entry is not None and entry.struck
-        if hit.path.startswith("archive/"):
-            hit.tier = "archive"
-        elif hit.path.startswith("facts/") and entry is not None:
-            fact = Fact(hit.path, entry)
-            score = current_score(
-                fact.importance, fact.kind, fact.day, today, pinned=fact.pinned, config=config
-            )
-            hit.tier = tier(score, config)

@@ -1,8 +1,8 @@
 """Capture of agent session transcripts: each message into the daily note of its own date.
 
-``capture_transcript`` reads a host's JSONL transcript (``formats.py`` knows the formats),
-turns every message into the line ``remember`` would write for it (the same noise filters
-and secret masking: ``memory/remember.py``'s ``capture``), groups the lines by the local
+``capture_transcript`` reads a host's JSONL transcript (``transcript_formats.py`` knows the
+formats), turns every message into the line ``remember`` would write for it (the same noise filters
+and secret masking: ``remember.py``'s ``capture``), groups the lines by the local
 date the message was sent, and appends each day's new lines with one locked write
 (``store_lines``). ``docs/capture.md`` is the user's view.
 

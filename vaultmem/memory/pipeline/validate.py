@@ -21,7 +21,7 @@
 * ``binary``: a ``.md`` file that is no text (``files.read_note`` says when): not indexed.
 
 Every problem is an ``error`` but ``unresolved-link``, an ``info``; ``vaultmem validate``
-exits 1 on errors only. Template folders (``obsidian.py``) are not read: a template's
+exits 1 on errors only. Template folders (``config/obsidian.py``) are not read: a template's
 ``{{date}}`` is no note's problem.
 
 Nothing here writes; it reads the files, not the index.
