@@ -44,7 +44,7 @@ def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitRepo
     Raises:
         VaultmemError: ``path`` is a file, or inside another vault, or cannot be created.
         BadPathError: no folder can have ``path`` (a NUL byte, a name over 255 bytes).
-        GitError: git refused (see ``repo_setup.check_out_cloned_branch``).
+        GitError: git refused (see ``git/repository.py``, ``check_out_cloned_branch``).
     """
     check_path(path, "the vault path")
     root = Path(path).expanduser()

@@ -17,11 +17,11 @@ Tables (sizes: the 10,000-note generated vault, 24.9 MB of notes, index 61 MB; t
   not kept here a second time: the front matter chunk holds its text.
 * ``chunk_rows`` (23 MB, half of it the text): one row per chunk: ``file``, ``chunk_id``
   (stable, see ``chunk.py``; 16 hex digits are stored as the 64-bit integer they spell),
-  ``kind`` (a number: ``index_schema.KINDS``), ``line_start`` and ``lines`` (1-based; the
+  ``kind`` (a number: ``schema.KINDS``), ``line_start`` and ``lines`` (1-based; the
   view's ``line_end`` is their sum, inclusive), ``heading`` (a number in ``headings``),
   the raw ``text``, compressed (``text.py``; 24.5 MB in 12.8 MB), ``block_id``
   (``^id``), ``date`` (a ``[created:: ]`` or ``[date:: ]`` field) and ``searched``
-  (whether the chunk has a ``chunks_fts`` row, see ``index_write.is_searched``). Search
+  (whether the chunk has a ``chunks_fts`` row, see ``writer.is_searched``). Search
   dates a chunk by that, else the file's ``date``, else the day of its ``mtime_ns``
   (computed at query time, so it follows the file's stat without a re-read).
 * ``headings`` (1 MB): each heading path of a note once, numbered within the note; a
@@ -29,7 +29,7 @@ Tables (sizes: the 10,000-note generated vault, 24.9 MB of notes, index 61 MB; t
 * ``chunks`` (a view): ``chunk_rows`` with ``path``, ``kind``, ``heading``, the hex
   ``chunk_id``, ``line_end`` and the ``text`` spelled out, the shape every reader queries;
   ``file`` is there too. Its ``text`` calls ``chunk_text()``, an SQL function each
-  connection registers (``index_text.TextStore.register``).
+  connection registers (``text.TextStore.register``).
 * ``text_dicts``: the dictionary the texts are compressed with (``text.py``).
 * ``chunks_fts`` (29 MB: 26 MB of postings, 3 MB of column sizes for bm25): FTS5 over
   ``body`` (with the CJK grams), ``heading`` and ``name`` (see ``terms.py``), rowid = chunk id,
@@ -376,31 +376,29 @@ class Index:
         return found
 
     def rename_file(self, old: str, new: str) -> None:
-        """Move a file's rows to a new path (see ``index_write.rename_file``)."""
-        from vaultmem.index import writer as index_write
+        """Move a file's rows to a new path (see ``writer.rename_file``)."""
+        from vaultmem.index import writer
 
-        index_write.rename_file(self.conn, old, new)
+        writer.rename_file(self.conn, old, new)
 
     def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
         """Record a new stat for a file whose content hash did not change."""
-        from vaultmem.index import writer as index_write
+        from vaultmem.index import writer
 
-        index_write.touch_file(self.conn, path, size, mtime_ns)
+        writer.touch_file(self.conn, path, size, mtime_ns)
 
     def delete_file(self, path: str) -> None:
         """Drop a file and everything derived from it."""
-        from vaultmem.index import writer as index_write
+        from vaultmem.index import writer
 
-        index_write.delete_file(self.conn, path)
+        writer.delete_file(self.conn, path)
 
     def replace_file(self, record: FileRecord, chunks: list[Chunk]) -> int:
         """Make the index hold exactly ``chunks`` for ``record.path`` (see
-        ``index_write.replace_file``); returns how many chunk rows were inserted."""
-        from vaultmem.index import writer as index_write
+        ``writer.replace_file``); returns how many chunk rows were inserted."""
+        from vaultmem.index import writer
 
-        return index_write.replace_file(
-            self.conn, record, chunks, texts=self.texts, bulk=self._bulk
-        )
+        return writer.replace_file(self.conn, record, chunks, texts=self.texts, bulk=self._bulk)
 
     def counts(self) -> dict[str, int]:
         """Row counts of files and chunks."""

@@ -124,7 +124,7 @@ class IndexKeeper:
         should_stop: Callable[[], bool] | None = None,
         brief: bool = False,
     ) -> IndexReport:
-        """One index run (``indexing.update_index``) on the open index."""
+        """One index run (``runs.update_index``) on the open index."""
         # An index run parses notes (YAML, Markdown): a search of a built index never
         # needs that, so it loads here, not with the keeper.
         from vaultmem.index.runs import update_index

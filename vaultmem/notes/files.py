@@ -155,7 +155,7 @@ def scan_notes(
         unchanged: the ``(path, size, mtime_ns)`` of notes known not to have changed. A
             plain note whose stat is in it is not yielded but taken out of the set, so that
             what is left in it afterwards is what the walk did not meet: a no-op index run
-            of 100,000 notes makes no object per note (see ``indexing.plan_scan``).
+            of 100,000 notes makes no object per note (see ``index/runs.py``, ``plan_scan``).
     """
     excluded = set(exclude)
     anchored = any(entry.startswith("/") for entry in excluded)  # "/Meta/Templates"
