@@ -19,7 +19,7 @@ from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.errors import AmbiguousIdError, ConfigError, PathOutsideVaultError, VaultmemError
 from vaultmem.notes.generated_block import count_tokens
-from vaultmem.recall.context_block import MARKER, link_to
+from vaultmem.recall.context_block import MARKER, link_to, memory_share
 
 TODAY = dt.date(2026, 11, 22)
 YESTERDAY = "2026-11-21"
@@ -42,6 +42,15 @@ def consolidated(example_vault: Vault) -> Vault:
     """The example vault after one consolidation: facts, topics and MEMORY.md's block."""
     example_vault.consolidate(today=TODAY)
     return example_vault
+
+
+def cites(text: str, link: str) -> bool:
+    """Whether a block cites ``[[note#^id]]`` as the recall does: the note's link as the
+    heading of its group, the id at the end of a line."""
+    note, ident = link.removeprefix("[[").removesuffix("]]").split("#^")
+    return f"### [[{note}]]" in text and any(
+        line.endswith(f" ^{ident}") for line in text.splitlines()
+    )
 
 
 def recall_items(block_dict: dict[str, object]) -> list[dict[str, object]]:
@@ -75,7 +84,7 @@ def test_the_best_hit_is_inside_a_budget_of_120(consolidated: Vault, query: str)
     tight = consolidated.context(query, budget=120, today=TODAY)
     assert tight.tokens <= 120
     assert tight.recalled[0].path == best.path and tight.recalled[0].line == best.line
-    assert (best.link or f"{best.path}:{best.line}") in tight.text
+    assert best.link is not None and cites(tight.text, best.link)
 
 
 def test_a_long_best_hit_is_cut_short_but_kept_with_its_link(vault: Vault) -> None:
@@ -85,19 +94,47 @@ def test_a_long_best_hit_is_cut_short_but_kept_with_its_link(vault: Vault) -> No
     vault.index()
     block = vault.context("zebracorn", budget=120, today=TODAY)
     assert block.tokens <= 120
-    assert "zebracorn" in block.text and "[[memory/2026-11-22#^long-1]]" in block.text
+    assert "zebracorn" in block.text and cites(block.text, "[[memory/2026-11-22#^long-1]]")
 
 
-def test_with_2000_tokens_the_example_holds_memory_md_and_the_recall(consolidated: Vault) -> None:
+def test_with_a_query_the_recall_comes_first_and_memory_md_gets_a_share(
+    consolidated: Vault,
+) -> None:
     block = consolidated.context("release", budget=2000, today=TODAY)
+    assert [s.title for s in block.sections][:2] == ["MEMORY.md", "Recall"]
+    assert cites(block.text, "[[facts/projects/atlas/decisions#^f-release]]")
+    memory, recall = block.sections[0], block.sections[1]
+    assert not {k for i in memory.items for k in i.keys} & {k for i in recall.items for k in i.keys}
+    # Without a query MEMORY.md's block comes whole, in its order, before the daily notes.
+    whole = consolidated.context(budget=2000, today=TODAY)
     memory_text = (consolidated.root / "MEMORY.md").read_text(encoding="utf-8")
     generated = memory_text.split("<!-- vaultmem:begin -->\n")[1].split("<!-- vaultmem:end -->")[0]
-    for line in generated.splitlines():
-        if line.strip():
-            assert line.strip().lstrip("#") in block.text
-    titles = [s.title for s in block.sections]
-    assert titles[:2] == ["MEMORY.md", "Recall"]
-    assert "[[facts/projects/atlas/decisions#^f-release]]" in block.text
+    shown = [line for line in whole.text.splitlines() if line.strip()]
+    lines = [line.strip().lstrip("#") for line in generated.splitlines() if line.strip()]
+    at = [next(n for n, s in enumerate(shown) if line in s) for line in lines]
+    assert at == sorted(at)
+
+
+def test_memory_md_lines_that_bear_on_the_query_come_first(vault: Vault) -> None:
+    scene = "the long story of that sighting " * 8
+    lines = [f"- 09:{n:02d} **user** quokka quokka sighting {n}: {scene}^q{n}" for n in range(30)]
+    daily(vault.root, "2026-11-20", *lines)
+    details = "the vet said so " * 12
+    fact = f"- The quokka vaccine is due in March: {details}^fq1\n"
+    write(vault.root, "facts/health.md", f"# Health\n\n{fact}")
+    filler = [f"- filler fact number {n} (f{n})" for n in range(30)]
+    # MEMORY.md shows the fact shortened, as consolidation writes it.
+    memory_md(vault.root, "## Top facts", *filler, "- The quokka vaccine is due in March … (fq1)")
+    vault.index()
+    block = vault.context("quokka sighting", budget=1200, today=TODAY)
+    memory = next(s for s in block.sections if s.title == "MEMORY.md")
+    assert "vaccine" in memory.items[0].text  # found, but the recall had no room for the fact
+    assert block.text.count("vaccine") == 1
+
+
+def test_memory_md_gets_a_share_that_grows_with_the_budget() -> None:
+    shares = [memory_share(b) / b for b in (500, 1500, 4000, 20_000)]
+    assert shares == sorted(shares) and shares[0] < 0.05 and shares[-1] == 0.25
 
 
 @pytest.mark.parametrize("source", ["[[2026-11-20#^d1]]", "[[memory/2026-11-20#^d1]]"])
@@ -131,6 +168,53 @@ def test_a_daily_line_its_fact_and_memory_md_mention_are_recalled_once(
     vault.index()
     recalled = recall_items(vault.context("quokka vaccine March", today=TODAY).as_dict())
     assert len([i for i in recalled if "vaccine" in str(i["text"])]) == 1
+
+
+def test_a_recalled_line_says_who_and_when_and_pages_that_repeat_it_add_nothing(
+    vault: Vault,
+) -> None:
+    daily(vault.root, "2026-11-15", "- 09:00 **Caroline**: I ran a charity race last Saturday ^d1")
+    write(
+        vault.root,
+        "facts/events.md",
+        "# Events\n\n- Caroline: I ran a charity race last Saturday [when:: 2026-11-14]"
+        " [source:: [[memory/2026-11-15#^d1]]] ^fc1\n",
+    )
+    write(
+        vault.root,
+        "topics/caroline.md",
+        "# Caroline\n\nMy notes: Caroline trains for a charity race every spring.\n\n"
+        "<!-- vaultmem:begin -->\n[kind:: person] [hotness:: 1.00] [facts:: 4]\n\n"
+        "**Summary:** Caroline appears in 4 facts; latest: charity race.\n\n"
+        "- Caroline: I ran a charity race last Saturday [[facts/events#^fc1]]\n"
+        "- … and 3 older facts (`vaultmem search Caroline`)\n<!-- vaultmem:end -->\n",
+    )
+    vault.index()
+    block = vault.context("Caroline charity race", budget=1500, today=TODAY)
+    recall = next(s for s in block.sections if s.title == "Recall")
+    shown = [item.shown for item in recall.items]
+    # One memory: the fact, with its date and its [when::]; its topic-page copy is not
+    # recalled, nor the page's fields, summary, count or markers. The person's own words
+    # on the page are.
+    assert (
+        shown.count(
+            "- Caroline: I ran a charity race last Saturday (2026-11-15; when 2026-11-14) ^fc1"
+        )
+        == 1
+    )
+    assert sum("I ran a charity race" in line for line in shown) == 1
+    assert "- My notes: Caroline trains for a charity race every spring." in shown
+    for noise in ("[kind::", "Summary", "older facts", "vaultmem:begin", "vaultmem:end"):
+        assert noise not in block.text
+    assert "### [[facts/events]]" in block.text and "### [[topics/caroline]]" in block.text
+
+    (vault.root / "facts/events.md").unlink()  # the daily line alone: its speaker and day
+    vault.index()
+    block = vault.context("Caroline charity race", budget=1500, today=TODAY)
+    assert (
+        "### [[memory/2026-11-15]]\n- Caroline: I ran a charity race last Saturday ^d1"
+        in block.text
+    )
 
 
 def test_today_and_yesterday_follow_and_the_newest_lines_win(vault: Vault) -> None:
@@ -179,7 +263,7 @@ def test_openclaw_slug_notes_of_today_and_yesterday_are_daily_notes(vault: Vault
     assert standup.link == "[[memory/2026-11-22-standup#^s1]]" and standup.line == 3
 
 
-def test_superseded_and_forgotten_memories_are_not_recalled(vault: Vault) -> None:
+def test_superseded_memories_come_last_and_marked_and_forgotten_ones_never(vault: Vault) -> None:
     write(
         vault.root,
         "facts/life/changes.md",
@@ -198,7 +282,10 @@ def test_superseded_and_forgotten_memories_are_not_recalled(vault: Vault) -> Non
     assert hits["fold"].superseded and hits["n1"].superseded and not hits["fnew"].superseded
     assert not hits["n0"].superseded  # the daily line itself is not struck, its fact is
     block = vault.context("Narnia", budget=1500, today=TODAY)
-    assert [i.block_id for i in block.recalled] == ["fnew"]
+    current, *history = block.recalled  # fold and its line n0 are one memory, now history
+    assert current.block_id == "fnew" and len(history) == 1
+    assert history[0].block_id in {"fold", "n0"} and history[0].shown.startswith("- (superseded)")
+    assert "n1" not in block.text  # forgotten: gone from the recall
 
 
 def test_context_agent_filter_keeps_its_own_and_shared_lines(vault: Vault) -> None:
@@ -221,7 +308,7 @@ def test_a_memory_md_without_markers_is_shown_whole_below_the_sections(vault: Va
     write(vault.root, "MEMORY.md", "---\ntype: memory\n---\n# MEMORY\n\n- Owner likes tea ^m1\n")
     block = vault.context(today=TODAY)
     assert block.text == f"{MARKER}\n\n## MEMORY.md\n### MEMORY\n- Owner likes tea ^m1"
-    assert block.sections[0].items[1].line == 6
+    assert block.sections[0].items[0].line == 6
 
 
 def test_the_default_budget_comes_from_config_and_is_range_checked(vault: Vault) -> None:

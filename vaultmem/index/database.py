@@ -97,7 +97,7 @@ from vaultmem.index.schema import (
     recreate,
     unusable,
 )
-from vaultmem.index.sql import path_filters
+from vaultmem.index.sql import in_parts, path_filters
 from vaultmem.index.text import TextStore
 from vaultmem.index.vacuum import convert_to_incremental_vacuum
 
@@ -456,16 +456,21 @@ class Index:
         return sum(p.stat().st_size for p in database_files(self.path) if p.exists())
 
 
-def citing(conn: sqlite3.Connection, links: list[str]) -> list[tuple[str | None, str]]:
-    """``(block_id, text)`` of the chunks whose ``[source:: ]`` or ``[confirmed_by:: ]``
-    is one of ``links`` (the spellings of one line's link: the facts distilled from it)."""
-    marks = ", ".join("?" * len(links))
-    rows = conn.execute(
-        "SELECT DISTINCT c.block_id, c.text FROM fields s JOIN chunks c ON c.id = s.chunk"
-        f" WHERE s.key IN ('source', 'confirmed_by') AND s.value IN ({marks})",
-        links,
-    )
-    return [(row[0], row[1]) for row in rows]
+def citing(conn: sqlite3.Connection, links: list[str]) -> dict[str, list[tuple[str | None, str]]]:
+    """For each of ``links`` that some fact's ``[source:: ]`` or ``[confirmed_by:: ]`` is
+    (the facts distilled from the line it links to): ``(block_id, text)`` of those facts.
+    One query for a whole page of hits: one per hit was most of a search's time."""
+    found: dict[str, list[tuple[str | None, str]]] = {}
+    for part, marks in in_parts(conn, sorted(set(links))):
+        rows = conn.execute(
+            "SELECT DISTINCT s.value, c.block_id, c.text FROM fields s"
+            " JOIN chunks c ON c.id = s.chunk WHERE s.key IN ('source', 'confirmed_by')"
+            f" AND s.value IN ({marks})",
+            part,
+        )
+        for link, block_id, text in rows:
+            found.setdefault(link, []).append((block_id, text))
+    return found
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

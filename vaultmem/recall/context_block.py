@@ -6,35 +6,51 @@
 it), then ``MEMORY.md``'s generated block, the recall for a query, and today's and
 yesterday's daily notes (``memory/DATE.md`` and OpenClaw's ``memory/DATE-slug.md``),
 never over the budget as ``context.count_tokens`` counts the whole text. With a query,
-the recall gets the first half of the budget (its best hit always, cut short if it must
-be), ``MEMORY.md`` the next share, more recall the rest, and the daily notes what is
-left. One memory is recalled once: a daily-note line, the facts
-distilled from it (``[source:: [[DATE#^id]]]``) and ``MEMORY.md``'s mention of those
-facts (``(fID)``) are one item. Struck lines (superseded or forgotten) are not recalled.
+the recall gets the budget first (its best hit always, cut short if it must be) but for
+``MEMORY.md``'s share (``memory_share``), whose lines on the query come first; the daily
+notes get what is left. Each recalled line says whose words and when, under its note's
+link. One memory is shown once: a daily-note line, the facts distilled from it
+(``[source:: [[DATE#^id]]]``), the topic-page lines and ``MEMORY.md``'s mention of those
+facts are one item. Superseded memories come last, marked; forgotten ones never.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultmem.errors import VaultmemError
-from vaultmem.memory.pipeline.facts import Entry, parse_entries, parse_entry, without_fields
+from vaultmem.memory.pipeline.facts import (
+    Entry,
+    Fact,
+    daily_date,
+    parse_entries,
+    parse_entry,
+    source_key,
+    without_any_field,
+    without_fields,
+)
 from vaultmem.memory.pipeline.remember import ECHO_MARKERS, daily_note_path
 from vaultmem.notes.files import is_file, read_note, resolve_in_vault, stat_note
 from vaultmem.notes.generated_block import BEGIN, END, MIN_BUDGET, block_of, count_tokens
 from vaultmem.notes.parse import parse_document
-from vaultmem.search.keyword import Hit, link_to
-from vaultmem.search.results import MENTION, mark_hits, memory_of
+from vaultmem.search.keyword import Hit, link_to, note_name
+from vaultmem.search.results import fact_cited, mark_hits, memories_of
 
 if TYPE_CHECKING:
     from vaultmem.vault_view import VaultView
 
 MARKER = "<!-- vaultmem:context -->"
-RECALL_HITS = 30  # hits asked of search; more than any sensible budget shows
+RECALL_HITS = 30  # hits asked of search at least
+_TOKENS_PER_HIT = 30  # and one more for each so many tokens of budget (a line is more)
+_MOST_HITS = 200
+_NOT_MEMORIES = frozenset({"frontmatter", "heading"})  # block kinds a recall leaves out
+_COMMENT = re.compile(r"<!--.*?-->|%%.*?%%")  # HTML and Obsidian comments: never shown
 _WORDS_MAX = 300  # characters of one line's words shown in the block
 _HEADING = re.compile(r"#{1,6}\s")
 _BOOKKEEPING = ("session", "agent")  # fields a prompt does not need (ids, not words)
@@ -54,6 +70,8 @@ class Item:
     block_id: str | None = None
     link: str | None = None  # [[note#^id]], which Obsidian opens at the line
     keys: frozenset[str] = frozenset()  # what makes two items one memory
+    group: str = ""  # the heading it is shown under in its section ("" for none)
+    order: tuple[Any, ...] = ()  # where it stands in its section: group, then line
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +93,18 @@ class Part:
     def as_dict(self) -> dict[str, Any]:
         return {"title": self.title, "items": [item.as_dict() for item in self.items]}
 
+    def render(self) -> str:
+        """The section as text: its heading, then its items in their order, each group's
+        heading before its first item."""
+        lines = [f"## {self.title}"]
+        group: str | None = None
+        for item in sorted(self.items, key=lambda item: item.order):
+            if item.group != group and item.group:
+                lines.append(item.group)
+            group = item.group
+            lines.append(item.shown)
+        return "\n".join(lines)
+
 
 @dataclass
 class ContextBlock:
@@ -84,7 +114,7 @@ class ContextBlock:
     tokens: int
     budget: int
     sections: list[Part]
-    recalled: list[Item] = field(default_factory=list, repr=False)
+    recalled: list[Item] = field(default_factory=list, repr=False)  # best first
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +123,13 @@ class ContextBlock:
             "budget": self.budget,
             "sections": [part.as_dict() for part in self.sections],
         }
+
+
+def memory_share(budget: int) -> int:
+    """The tokens ``MEMORY.md`` may take beside a query's recall: a share that grows
+    with the budget (B/24,000 of it, at most a quarter), so a small block is all recall
+    and a large one still carries the profile."""
+    return min(budget // 4, budget * budget // 24_000)
 
 
 def build_context(
@@ -108,48 +145,53 @@ def build_context(
     memory = Part("MEMORY.md")
     recall = Part("Recall")
     filler = _Filler(budget, count_tokens(MARKER))
-    hits = _recall_items(vault, query, agent, today) if query and query.strip() else []
-    if hits:
-        filler.best(recall, hits[0])
-        filler.fill(recall, hits[1:], limit=budget // 2, stop_early=True)
     memory_lines = _memory_items(vault)
-    filler.fill(memory, memory_lines, stop_early=True)
-    _drop_trailing_headings(filler, memory)
-    cited = {key for item in memory.items for key in item.keys}
-    # A memory MEMORY.md already shows is not recalled again (the best hit stays: the
-    # reader asked for it, and it may be a daily line the block only cites by its fact).
-    for item in recall.items[1:]:
-        if item.keys & cited:
-            filler.remove(recall, item)
-    taken = {key for item in recall.items for key in item.keys} | cited
-    filler.fill(recall, [h for h in hits if not h.keys & taken])
-    shown = {(item.path, item.line) for item in recall.items}
+    if query and query.strip():
+        live, replaced = _recall_items(vault, query, agent, today, budget)
+        if live:
+            filler.best(recall, live[0])
+        filler.fill(recall, live[1:], limit=budget - memory_share(budget))
+        shown = {key for item in recall.items for key in item.keys}
+        found = {key for item in live + replaced for key in item.keys}
+        # The lines of MEMORY.md that bear on the query first, then the rest in order.
+        bearing = [i for i in memory_lines if i.keys & found and not i.keys & shown]
+        rest = [i for i in memory_lines if not i.keys & found]
+        filler.fill(memory, bearing + rest)
+        taken = shown | {key for item in memory.items for key in item.keys}
+        filler.fill(recall, [i for i in live if not i.keys & taken])
+        filler.fill(recall, replaced)  # history, marked, only where room is left
+    else:
+        filler.fill(memory, memory_lines, stop_early=True)
+    on_show = {key for part in (memory, recall) for item in part.items for key in item.keys}
     days: list[Part] = []
     for day, name in ((today, "today"), (today - dt.timedelta(days=1), "yesterday")):
         for rel in daily_notes(vault, day):  # a section per note: its title says where
             part = Part(f"{rel} ({name})")
-            lines = [i for i in note_items(vault, rel, agent) if (i.path, i.line) not in shown]
+            lines = [i for i in note_items(vault, rel, agent) if not i.keys & on_show]
             filler.fill_latest(part, lines)
             days.append(part)
     parts = [p for p in (memory, recall, *days) if p.items]
-    text = "\n\n".join(
-        [MARKER] + [f"## {p.title}\n" + "\n".join(i.shown for i in p.items) for p in parts]
-    )
+    text = "\n\n".join([MARKER, *(part.render() for part in parts)])
     return ContextBlock(text, count_tokens(text), budget, parts, recall.items)
 
 
 class _Filler:
     """Gives lines to sections while the budget lasts. A line's cost is its tokens, plus
-    its section's heading for the first one; blank lines cost nothing, and so sections
-    joined by newlines cost the sum of their lines (``count_tokens`` splits on spaces)."""
+    its section's heading for the section's first line and its group's heading for the
+    group's first; blank lines cost nothing, so sections joined by newlines cost the sum
+    of their lines (``count_tokens`` splits on spaces)."""
 
     def __init__(self, budget: int, reserved: int) -> None:
         self.budget = budget
         self.left = budget - reserved
 
     def _cost(self, part: Part, item: Item) -> int:
-        heading = 0 if part.items else count_tokens(f"## {part.title}")
-        return count_tokens(item.shown) + heading
+        cost = count_tokens(item.shown)
+        if not part.items:
+            cost += count_tokens(f"## {part.title}")
+        if item.group and not any(other.group == item.group for other in part.items):
+            cost += count_tokens(item.group)
+        return cost
 
     def take(self, part: Part, item: Item, limit: int | None = None) -> bool:
         """Add the item if it fits (and the block stays within ``limit`` tokens)."""
@@ -159,12 +201,6 @@ class _Filler:
         part.items.append(item)
         self.left -= cost
         return True
-
-    def remove(self, part: Part, item: Item) -> None:
-        part.items.remove(item)
-        self.left += count_tokens(item.shown) + (
-            0 if part.items else count_tokens(f"## {part.title}")
-        )
 
     def fill(
         self, part: Part, items: Iterable[Item], limit: int | None = None, stop_early: bool = False
@@ -177,17 +213,13 @@ class _Filler:
 
     def fill_latest(self, part: Part, items: list[Item]) -> None:
         """The last lines that fit, shown in the note's order (the newest matter most)."""
-        kept: list[Item] = []
         for item in reversed(items):
-            probe = Part(part.title, part.items + kept)
-            if not self.take(probe, item):
+            if not self.take(part, item):
                 break
-            kept.insert(0, item)
-        part.items.extend(kept)
 
     def best(self, part: Part, item: Item) -> None:
         """The best hit: whole if it fits, else its words cut short until they do, and
-        when even its citation cannot fit, its words alone."""
+        when even its citation cannot fit, its words alone, outside any group."""
         if self.take(part, item):
             return
         for cite in (True, False):
@@ -200,23 +232,17 @@ class _Filler:
 
 def _shortened(item: Item, words: str, cite: bool) -> Item:
     short = words if words == item.text else words.rstrip() + "…"
-    shown = _cited(short, item) if cite else f"- {short}"
-    return Item(shown, short, item.path, item.line, item.block_id, item.link, item.keys)
-
-
-def _cited(words: str, item: Item) -> str:
-    return f"- {words} ({item.link or f'{item.path}:{item.line}'})"
-
-
-def _drop_trailing_headings(filler: _Filler, part: Part) -> None:
-    """A heading of MEMORY.md's block whose lines did not fit is left out too."""
-    while part.items and part.items[-1].text.startswith("#"):
-        filler.remove(part, part.items[-1])
+    if cite:
+        shown, group = _said(item, short), item.group
+    else:
+        shown, group = f"- {short}", ""
+    return replace(item, shown=shown, text=short, group=group)
 
 
 def _memory_items(vault: VaultView) -> list[Item]:
-    """``MEMORY.md``'s generated block, line by line (its headings under the block's); a
-    ``MEMORY.md`` without the markers (an OpenClaw workspace) is shown whole."""
+    """``MEMORY.md``'s generated block, line by line, each under the heading above it
+    (one level below the block's sections: its top headings become ###); a ``MEMORY.md``
+    without the markers (an OpenClaw workspace) is shown whole."""
     text = read_text(vault, "MEMORY.md")
     if text is None:
         return []
@@ -229,57 +255,153 @@ def _memory_items(vault: VaultView) -> list[Item]:
         blocks = parse_document(text).blocks
         start = min((b.line_start for b in blocks if b.kind != "frontmatter"), default=1)
         numbered = list(enumerate(lines[start - 1 :], start))
-    # Its headings go below the block's own sections (##): the top one becomes ###.
     levels = [len(line) - len(line.lstrip("#")) for _, line in numbered if _HEADING.match(line)]
     deeper = "#" * max(0, 3 - min(levels, default=3))
     items = []
+    heading = ""
     for number, line in numbered:
+        if _HEADING.match(line):
+            heading = deeper + line.rstrip()
+            continue
         if not line.strip() or any(marker in line for marker in ECHO_MARKERS):
             continue
-        shown = deeper + line if _HEADING.match(line) else line
-        mention = MENTION.search(line)
-        keys = frozenset({f"MEMORY.md:{number}", *([mention.group(1)] if mention else [])})
-        items.append(Item(shown.rstrip(), line.strip(), "MEMORY.md", number, keys=keys))
+        cited = fact_cited(line)
+        keys = frozenset({f"MEMORY.md:{number}", *([cited] if cited else [])})
+        items.append(
+            Item(
+                line.rstrip(),
+                line.strip(),
+                "MEMORY.md",
+                number,
+                keys=keys,
+                group=heading,
+                order=(number,),
+            )
+        )
     return items
 
 
-def _recall_items(vault: VaultView, query: str, agent: str | None, today: dt.date) -> list[Item]:
-    """The hits for ``query``, one item per memory, best first; struck lines left out."""
-    # Search gives one hit per memory (search/results.py); the block cites single lines.
-    hits = vault.search(query, limit=RECALL_HITS, agent=agent, track=False, today=today, context=0)
-    items: list[Item] = []
+def _recall_items(
+    vault: VaultView, query: str, agent: str | None, today: dt.date, budget: int
+) -> tuple[list[Item], list[Item]]:
+    """The hits for ``query``, one item per memory, best first: the live ones, and those
+    struck or made history by a later fact (marked, for the room left at the end).
+    Marker lines, front matter, headings and lines of fields alone are not memories."""
+    limit = min(max(budget // _TOKENS_PER_HIT, RECALL_HITS), _MOST_HITS)
+    hits = vault.search(query, limit=limit, agent=agent, track=False, today=today, context=0)
+    folder = vault.config.vault.daily_folder
+    live: list[Item] = []
+    replaced: list[Item] = []
     seen: set[str] = set()
-    for hit in hits:
-        hit = _cited_fact(vault, hit, today)
-        if hit.superseded:
+    generated: dict[str, range] = {}
+    memories = [
+        hit
+        for found in hits
+        if found.kind not in _NOT_MEMORIES
+        and (hit := _as_memory(vault, found, today, generated)) is not None
+    ]
+    for hit, memory in zip(memories, memories_of(vault.db.conn, memories, folder), strict=True):
+        item = _recalled(hit, folder)
+        if item is None or memory.keys & seen or item.keys & seen:
             continue
-        memory = memory_of(vault.db.conn, hit, vault.config.vault.daily_folder)
-        if memory.stale or memory.keys & seen:  # a MEMORY.md line and its fact: once
-            continue
-        keys = memory.keys
-        seen |= keys
-        entry = parse_entry(hit.matched.split("\n", 1)[0], hit.match_start)
-        words = entry.text if entry is not None else " ".join(hit.matched.split())
-        if len(words) > _WORDS_MAX:
-            words = words[: _WORDS_MAX - 1] + "…"
-        item = Item("", words, hit.path, hit.match_start, hit.block_id, _link(hit), keys)
-        item.shown = _cited(words, item)
-        items.append(item)
-    return items
+        item = replace(item, keys=item.keys | memory.keys)
+        seen |= item.keys
+        if _forgotten(hit) or (memory.stale and not memory.replaced_by):
+            continue  # taken back by ``forget``: not a memory any more
+        if hit.superseded or memory.stale:
+            marked = item.shown.replace("- ", "- (superseded) ", 1)
+            replaced.append(replace(item, shown=marked))
+        else:
+            live.append(item)
+    return live, replaced
 
 
-def _cited_fact(vault: VaultView, hit: Hit, today: dt.date) -> Hit:
-    """For a line of ``MEMORY.md`` that cites a fact as ``(fID)``: the fact's own line,
-    which says where the memory lives; any other hit as it is."""
-    mention = MENTION.search(hit.matched.split("\n", 1)[0]) if hit.path == "MEMORY.md" else None
-    if mention is None:
+def _forgotten(hit: Hit) -> bool:
+    entry = parse_entry(hit.matched.split("\n", 1)[0])
+    return entry is not None and entry.field("forgotten") is not None
+
+
+def _recalled(hit: Hit, daily_folder: str) -> Item | None:
+    """A hit as a line of the recall: whose words (a daily line's speaker) and when (its
+    note's date; a fact's ``[when:: ]`` and the day it was learnt), under its note's link;
+    ``None`` when its line holds no words (a marker, fields alone)."""
+    first = hit.matched.split("\n", 1)[0]
+    entry = parse_entry(first, hit.match_start)
+    words = entry.text if entry is not None else without_any_field(first)
+    words = " ".join(_COMMENT.sub(" ", words).split()).strip("~").strip()
+    if not any(char.isalnum() for char in words):
+        return None
+    key = "said:" + " ".join(words.casefold().split())
+    if len(words) > _WORDS_MAX:
+        words = words[: _WORDS_MAX - 1] + "…"
+    note = note_name(hit.path)
+    day = daily_date(hit.path, daily_folder)
+    said = words
+    if entry is not None and entry.role:
+        said = f"{entry.role}: {words}"
+    if hit.path.startswith(("facts/", "archive/")) and entry is not None:
+        said += _fact_dates(Fact(hit.path, entry))
+        order: tuple[Any, ...] = (0, note, hit.match_start)
+    elif day is not None:
+        order = (2, day, note, hit.match_start)
+    else:
+        order = (1, note, hit.match_start)
+    item = Item(
+        "",
+        said,
+        hit.path,
+        hit.match_start,
+        hit.block_id,
+        _link(hit),
+        keys=frozenset({key}),
+        group=f"### [[{note}]]",
+        order=order,
+    )
+    return replace(item, shown=_said(item, said))
+
+
+def _said(item: Item, words: str) -> str:
+    """The line of an item: its words, then its block id (its group's heading names the
+    note, so the two make the link Obsidian opens)."""
+    return f"- {words} ^{item.block_id}" if item.block_id else f"- {words}"
+
+
+def _fact_dates(fact: Fact) -> str:
+    """`` (DAY)``: when a fact was learnt, and what its ``[when:: ]`` says if it differs."""
+    learnt = fact.day.isoformat() if fact.day else None
+    when = fact.entry.field("when")
+    dates = [d for d in (learnt, when if when != learnt else None) if d]
+    return f" ({'; when '.join(dates)})" if dates else ""
+
+
+def _as_memory(
+    vault: VaultView, hit: Hit, today: dt.date, generated: dict[str, range]
+) -> Hit | None:
+    """The memory a hit holds. A line of vaultmem's generated block in ``MEMORY.md`` or
+    a topic page repeats a fact: it stands for the fact's own line (which says where the
+    memory lives), or for nothing when it cites none (a count, a summary). Any other hit
+    is itself. ``generated`` keeps each page's block lines between calls."""
+    if not hit.path.startswith(("MEMORY.md", "topics/")):
         return hit
-    for path, start, end, text in vault.with_block_id(mention.group(1)):
+    if hit.path not in generated:
+        generated[hit.path] = _generated_lines(read_text(vault, hit.path) or "")
+    if hit.match_start not in generated[hit.path]:
+        return hit  # the person's own words around the block
+    cited = fact_cited(hit.matched.split("\n", 1)[0])
+    for path, start, end, text in vault.with_block_id(cited) if cited else []:
         if path.startswith(("facts/", "archive/")):
-            fact = Hit(path, start, end, "", hit.score, text, block_id=mention.group(1))
+            fact = Hit(path, start, end, "", hit.score, text, block_id=cited)
             mark_hits([fact], vault.config.memory, today)
             return fact
-    return hit
+    return None
+
+
+def _generated_lines(text: str) -> range:
+    """The line numbers of a page's generated block (markers included); empty without one."""
+    lines = text.split("\n")
+    begin = next((n for n, line in enumerate(lines, 1) if BEGIN in line), 0)
+    end = next((n for n, line in enumerate(lines, 1) if END in line and n > begin), 0)
+    return range(begin, end + 1) if begin and end else range(0)
 
 
 def _link(hit: Hit) -> str | None:
@@ -291,8 +413,9 @@ def daily_notes(vault: VaultView, day: dt.date) -> list[str]:
     when absent: it then has no lines), then OpenClaw's ``memory/DATE-slug.md`` notes of
     that day by name, those the index takes (a note file, not a symlink)."""
     folder = vault.config.vault.daily_folder
+    prefix = f"{day.isoformat()}-"
     try:
-        found = sorted(p.name for p in (vault.root / folder).glob(f"{day.isoformat()}-*"))
+        found = [name for name in _slug_notes(vault.root / folder) if name.startswith(prefix)]
     except OSError:  # no readable daily folder: no slug notes
         found = []
     exclude = vault.config.index.exclude
@@ -302,6 +425,22 @@ def daily_notes(vault: VaultView, day: dt.date) -> list[str]:
         if (note := stat_note(vault.root, rel, exclude)) is not None and note.skip_reason is None
     ]
     return [daily_note_path(day, folder), *slugs]
+
+
+_SLUG_NAME = re.compile(r"\d{4}-\d{2}-\d{2}-")
+_listed: dict[Path, tuple[int, list[str]]] = {}  # folder: its mtime, its slug notes
+
+
+def _slug_notes(folder: Path) -> list[str]:
+    """The names of a folder's ``DATE-slug`` notes, sorted, listed again only when the
+    folder changed (its mtime moves when a name is added or removed): listing 7,000
+    daily notes takes 6 ms, a block is asked for every turn."""
+    stamp = os.stat(folder).st_mtime_ns
+    cached = _listed.get(folder)
+    if cached is None or cached[0] != stamp:
+        cached = (stamp, sorted(n for n in os.listdir(folder) if _SLUG_NAME.match(n)))
+        _listed[folder] = cached
+    return cached[1]
 
 
 def daily_items(vault: VaultView, day: dt.date, agent: str | None) -> list[Item]:
@@ -322,7 +461,11 @@ def note_items(vault: VaultView, rel: str, agent: str | None) -> list[Item]:
         if len(shown) > _WORDS_MAX:
             shown = shown[: _WORDS_MAX - 1] + "…"
         link = link_to(rel, entry.number, entry.block_id) if entry.block_id else None
-        items.append(Item(shown, entry.text, rel, entry.number, entry.block_id, link))
+        keys = {f"{rel}:{entry.number}"}
+        if entry.block_id and (day := daily_date(rel, vault.config.vault.daily_folder)):
+            keys.add(source_key(day, entry.block_id))  # as its facts cite it
+        item = Item(shown, entry.text, rel, entry.number, entry.block_id, link, frozenset(keys))
+        items.append(replace(item, order=(entry.number,)))
     return items
 
 

@@ -121,8 +121,13 @@ def link_to(path: str, line: int, block_id: str | None) -> str:
     keeps it from resolving to a same-named note elsewhere in an Obsidian vault; Obsidian
     opens it at the line), else ``path:line``."""
     if block_id:
-        return f"[[{_NOTE_SUFFIX.sub('', path)}#^{block_id}]]"
+        return f"[[{note_name(path)}#^{block_id}]]"
     return f"{path}:{line}"
+
+
+def note_name(path: str) -> str:
+    """A note's path as a link names it: without ``.md``."""
+    return _NOTE_SUFFIX.sub("", path)
 
 
 def search(

@@ -1,5 +1,5 @@
 """Search results an agent can use: what ``Vault.search`` makes of the ranked candidates of
-``search.search`` (``refine``), and what names one memory (``memory_of``, which the
+``search.search`` (``refine``), and what names one memory (``memories_of``, which the
 context block of ``recall/context_block.py`` shares). See ``docs/search.md``, "Results".
 
 1. **One memory once.** A daily-note line, the facts distilled from it
@@ -47,6 +47,9 @@ from vaultmem.search.keyword import Hit
 # fact line; ``(fID)`` in blocks written before links is still read. A link's target holds
 # no "[" (Obsidian allows none): a line of "([[" is not read to its end from each of them.
 MENTION = re.compile(r"\((?:\[\[[^\[\]|\n]*\|)?([A-Za-z0-9-]+)(?:\]\])?\)\s*$")
+# A topic page's line of a fact ends with a link to it: ``... [[facts/people#^fID]]``.
+_FACT_LINK_END = re.compile(r"\[\[[^\[\]|#\n]*#\^([A-Za-z0-9-]+)(?:\|[^\[\]\n]*)?\]\]\s*$")
+_GENERATED_PAGES = ("MEMORY.md", "topics/")  # pages whose lines cite the facts they show
 _LINKED_ID = re.compile(r"#\^([A-Za-z0-9-]+)")
 _STANDALONE = ("facts/", "archive/", "MEMORY.md")  # one memory a line: no context
 _NOT_CONTEXT = frozenset({"heading", "frontmatter"})
@@ -97,11 +100,24 @@ def refine(
 # -- one memory once ------------------------------------------------------------------
 
 
-def memory_of(conn: sqlite3.Connection, hit: Hit, daily_folder: str) -> Memory:
+def memories_of(conn: sqlite3.Connection, hits: list[Hit], daily_folder: str) -> list[Memory]:
+    """``memory_of`` each hit, the facts citing their lines read in one query."""
+    links = {id(hit): _links_to(hit, daily_folder) for hit in hits}
+    cited = citing(conn, [link for spellings in links.values() for link in spellings])
+    return [
+        memory_of(hit, daily_folder, [f for link in links[id(hit)] for f in cited.get(link, ())])
+        for hit in hits
+    ]
+
+
+def memory_of(
+    hit: Hit, daily_folder: str, citing_facts: Iterable[tuple[str | None, str]]
+) -> Memory:
     """The keys of the memory a hit's matched line holds: its place, its ``DATE#id`` in
-    a daily note, the facts citing it as their source (a struck one makes it stale),
-    a fact's id and sources, the fact ``MEMORY.md`` mentions, the line whose long message
-    a note of ``long/`` holds whole."""
+    a daily note, the facts citing it as their source (``citing_facts``, their block id
+    and text: a struck one makes it stale), a fact's id and sources, the fact a line of
+    ``MEMORY.md`` or a topic page shows, the line whose long message a note of ``long/``
+    holds whole."""
     first = hit.matched.split("\n", 1)[0]
     keys = {f"{hit.path}:{hit.match_start}"}
     replaced: set[str] = set()
@@ -112,22 +128,29 @@ def memory_of(conn: sqlite3.Connection, hit: Hit, daily_folder: str) -> Memory:
         keys |= {fact.id} if fact.id else set()
         keys |= set(fact.sources)
         replaced |= _replacements(entry)
-    elif hit.path == "MEMORY.md":
-        mention = MENTION.search(first)
-        keys |= {mention.group(1)} if mention else set()
+    elif hit.path.startswith(_GENERATED_PAGES):
+        cited = fact_cited(first)
+        keys |= {cited} if cited else set()
     elif (whole := long_note_key(hit.path)) is not None:  # a long message's whole text
         keys.add(whole)
     elif hit.block_id:
         day = daily_date(hit.path, daily_folder)
         if day:
             keys.add(source_key(day, hit.block_id))
-        for block, text in _citing(conn, hit.path, day, hit.block_id):
+        for block, text in citing_facts:
             fact_entry = parse_entry(text.split("\n", 1)[0])
             keys |= {block} if block else set()
             if fact_entry is not None and fact_entry.struck:
                 stale = True
                 replaced |= _replacements(fact_entry)
     return Memory(frozenset(keys), frozenset(replaced), stale)
+
+
+def fact_cited(line: str) -> str | None:
+    """The id of the fact a line of ``MEMORY.md`` or a topic page shows, by the mention or
+    link it ends with; ``None`` for any other line."""
+    found = MENTION.search(line) or _FACT_LINK_END.search(line)
+    return found.group(1) if found else None
 
 
 def _replacements(entry: Entry) -> set[str]:
@@ -137,15 +160,16 @@ def _replacements(entry: Entry) -> set[str]:
     return {m for value in entry.values("superseded_by") for m in _LINKED_ID.findall(value)}
 
 
-def _citing(
-    conn: sqlite3.Connection, path: str, day: str | None, block_id: str
-) -> list[tuple[str | None, str]]:
-    """``(block_id, text)`` of the facts whose ``[source:: ]`` or ``[confirmed_by:: ]``
-    links to this line, in any of the spellings that name it: ``[[DATE#^id]]`` for a
-    daily note, ``[[note#^id]]`` by name and ``[[folder/note#^id]]`` by path."""
-    stem = path.removesuffix(".md")
+def _links_to(hit: Hit, daily_folder: str) -> list[str]:
+    """The spellings of a link a fact's ``[source:: ]`` or ``[confirmed_by:: ]`` may name
+    the hit's line by: ``[[DATE#^id]]`` for a daily note, ``[[note#^id]]`` by name and
+    ``[[folder/note#^id]]`` by path (none for a line without a block id)."""
+    if not hit.block_id:
+        return []
+    day = daily_date(hit.path, daily_folder)
+    stem = hit.path.removesuffix(".md")
     names = {stem, stem.rsplit("/", 1)[-1], *([day] if day else [])}
-    return citing(conn, [f"[[{name}#^{block_id}]]" for name in sorted(names)])
+    return [f"[[{name}#^{hit.block_id}]]" for name in sorted(names)]
 
 
 class _Group:
@@ -165,8 +189,9 @@ def _one_per_memory(conn: sqlite3.Connection, hits: list[Hit], daily_folder: str
     # Which group holds each key: comparing every hit with every group before it took
     # minutes for a search asked for every hit of a common word (30,000 hits).
     owner: dict[str, _Group] = {}
-    for rank, hit in enumerate(hits):
-        memory = memory_of(conn, hit, daily_folder)
+    for rank, (hit, memory) in enumerate(
+        zip(hits, memories_of(conn, hits, daily_folder), strict=True)
+    ):
         found = {id(g): g for g in (owner.get(key) for key in memory.keys) if g is not None}
         if not found:
             group = _Group(hit, set(memory.keys), set(memory.replaced_by), rank)

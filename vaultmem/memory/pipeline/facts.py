@@ -168,7 +168,7 @@ def parse_entry(line: str, number: int = 0) -> Entry | None:
     block_id = block.group(1) if block else None
     if block:
         rest = (" " + rest)[: block.start()].strip()
-    words = " ".join(_FIELD_TEXT.sub(" ", rest).split())
+    words = without_any_field(rest)
     if not words and not block_id:
         return None
     return Entry(
@@ -181,6 +181,11 @@ def parse_entry(line: str, number: int = 0) -> Entry | None:
         tuple(find_tags(rest)),
         match["box"] == " ",
     )
+
+
+def without_any_field(text: str) -> str:
+    """The words of ``text`` without its inline fields, spaces collapsed."""
+    return " ".join(_FIELD_TEXT.sub(" ", text).split())
 
 
 def _shared(value: str) -> str:
