@@ -142,3 +142,47 @@ def test_every_weight_comes_from_config() -> None:
 )
 def test_conversation_signals(text: str, reason: str) -> None:
     assert any(r.startswith(reason) for r in score(text).reasons), score(text).reasons
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your painting is gorgeous, the colours really pop in that light!",
+        "Congrats on the new job, that must feel incredible after all that waiting.",
+        "Sounds like a fantastic trip, the mountains must have been breathtaking.",
+        "Taking care of yourself matters so much, and we should all remember that.",
+        "你这次比赛的表现真的太出色了，教练一定很满意吧",
+    ],
+)
+def test_a_line_that_only_speaks_to_the_listener_counts_less(text: str) -> None:
+    reasons = score(text).reasons
+    assert "to the listener -0.30" in reasons, reasons
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I moved to Lisbon last spring and I work at a bakery there now.",
+        "Wow, we went to the Grand Canyon with the kids last weekend!",  # news: an event
+        "Helios uses PostgreSQL 16 and the staging database listens on port 5433.",
+        "Carol leads the design team since the reorganisation in March.",
+        "我下个月搬去深圳，新公司在南山区。",
+    ],
+)
+def test_a_line_that_tells_of_someone_is_not_taken_for_small_talk(text: str) -> None:
+    reasons = score(text).reasons
+    assert not any(r.startswith("to the listener") for r in reasons), reasons
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm here for you, whatever happens with the move.",
+        "Your support means a lot, I'll keep it up.",
+        "Good luck with the exam tomorrow, you can do it!",
+        "考试加油，有需要随时找我。",
+    ],
+)
+def test_encouragement_counts_less(text: str) -> None:
+    reasons = score(text).reasons
+    assert "encouragement -0.20" in reasons, reasons

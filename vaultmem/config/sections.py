@@ -65,6 +65,8 @@ class ScoringConfig(NamedTuple):
     event: float = 0.15
     question: float = -0.15
     chatter: float = -0.10
+    listener: float = -0.30
+    support: float = -0.20
     detail: float = 0.15
     detail_chars: int = 120
     brief: float = -0.10

@@ -374,6 +374,55 @@ CONVERSATION: list[tuple[str, str, Cue]] = [
 ]
 
 
+# Encouragement and pleasantries: kind words to the listener, not news of anyone.
+SUPPORT: Cue = _cues(
+    "here for you",
+    "means a lot",
+    "mean a lot",
+    "means so much",
+    "means the world",
+    "let me know",
+    "proud of you",
+    "keep it up",
+    "keep up the",
+    "keep going",
+    "you got this",
+    "we got this",
+    "good luck",
+    "take care",
+    "appreciate it",
+    "appreciate you",
+    "appreciate that",
+    "no worries",
+    "you're welcome",
+    "hang in there",
+    "happy for you",
+    "you deserve",
+    "you can do it",
+    "have fun",
+    "talk soon",
+    "catch up soon",
+    "加油",
+    "辛苦了",
+    "保重",
+    "随时找我",
+    "为你骄傲",
+    "不客气",
+    "祝你",
+)
+# Whose a line is: first-person singular words tell of the speaker; second-person ones,
+# with none of those, speak to the listener (as does a line opening with a reaction).
+FIRST_PERSON = frozenset("i me my mine myself".split())
+SECOND_PERSON = frozenset("you your yours yourself yourselves ya".split())
+REACTION = re.compile(
+    r"^\W*(?:wow|whoa|congrat\w*|nice|great|awesome|cool|amazing|sounds|that's|that is|"
+    r"so glad|glad|sorry|oh|aw+|yay|definitely|absolutely|totally|exactly|no worries|"
+    r"good luck|bet|must be|haha|lol|yeah|yes|yep|sure|true|agreed|ooh|omg)\b"
+    r"|^\W*(?:哇|太好了|真棒|哈哈|恭喜|不错|好厉害)",
+    re.I,
+)
+
+
 # A statement of likelihood is a belief, held with the confidence its words express.
 LIKELIHOOD: list[tuple[Cue, float]] = [
     (_cues("almost certainly", "most likely", "大概率", "多半"), 0.8),

@@ -4,7 +4,8 @@ No model, no network: a class sets the base (identity, health and safety 1.0; pr
 relationships and changes of status 0.8; a general fact 0.5; something temporary 0.2),
 then cue words in English and Chinese add or take away, and a very short line counts half
 (a CJK character counting as three letters).
-Greetings and bare acknowledgements are dropped. The cues are tables of their own
+Greetings and bare acknowledgements are dropped; a line that speaks only to the listener,
+and encouragement, count less. The cues are tables of their own
 (``score_cues.py``); every weight is a key of ``[scoring]`` in ``.vaultmem/config.toml``
 (``docs/scoring.md``). Scoring a line takes a few microseconds.
 """
@@ -12,18 +13,33 @@ Greetings and bare acknowledgements are dropped. The cues are tables of their ow
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from vaultmem.config import ScoringConfig
 from vaultmem.index.terms import cjk_run
 from vaultmem.memory.language.gates import Line
-from vaultmem.memory.language.score_cues import CLASSES, CONVERSATION, LIKELIHOOD, SIGNALS
+from vaultmem.memory.language.score_cues import (
+    CLASSES,
+    CONVERSATION,
+    FIRST_PERSON,
+    LIKELIHOOD,
+    REACTION,
+    SECOND_PERSON,
+    SIGNALS,
+    SUPPORT,
+)
 
 _SIGNALS = (*SIGNALS, *CONVERSATION)
 _ENTITY = re.compile(
     r"\[\[([^\]|#\\]+)|(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?)\b"
+)
+# A name said to the one it calls: "Thanks, Caroline!", "Wow, Mel.", "John, you got this".
+_VOCATIVE = re.compile(r"(?:^|[,!.?]\s)\s*[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?\s*[!,.?]")
+_WE_DID = re.compile(
+    r"\bwe(?:'ve| have| had)?\s+(?:\w+\s+)?(?:were|was|won|went|got|had|met|made|did|\w{2,}ed)\b",
+    re.I,
 )
 _ACKNOWLEDGEMENT = re.compile(
     r"^(?:ok(?:ay)?|k|sure|thanks?|thank you|thx|ty|yes|yep|no|nope|hi|hello|hey|bye|cool|"
@@ -57,6 +73,36 @@ def _weighted_length(text: str) -> int:
     runs = cjk_run().findall(text)
     cjk = sum(len(run) for run in runs)
     return len(text) - cjk + 3 * cjk
+
+
+def _to_listener(line: Line, text: str, names: list[str]) -> bool:
+    """A line that tells nothing of its speaker (no I, me, my, 我; ``score`` asks this only
+    of a line that tells no news in the first person, "we went ...") and speaks to the
+    listener (you, your, 你, 您) or opens with a reaction (wow, congrats, sounds great,
+    哇): encouragement and small talk about the other's news, which their own line holds.
+    A "we" is the speaker in a story told ("we even won a trophy", "we were teammates"),
+    not in a wish or a rule ("we should all take care of ourselves"). A line that names
+    someone or something other than the listener it calls by name ("Thanks, Caroline!")
+    tells of them: "It was Matt Patterson, he is so talented"."""
+    if line.tokens & FIRST_PERSON or "我" in text or _WE_DID.search(text):
+        return False
+    if any(not _VOCATIVE.search(text, *span) for span in _spans(text, names)):
+        return False
+    return (
+        bool(line.tokens & SECOND_PERSON)
+        or "你" in text
+        or "您" in text
+        or bool(REACTION.match(text))
+    )
+
+
+def _spans(text: str, names: list[str]) -> Iterator[tuple[int, int]]:
+    """Where each name stands in ``text`` (its first place), from its start to a few
+    characters after it (room for the punctuation that makes it a vocative)."""
+    for name in names:
+        at = text.find(name)
+        if at >= 0:
+            yield max(0, at - 2), at + len(name) + 2
 
 
 def entities(text: str) -> list[str]:
@@ -111,6 +157,11 @@ def score(
             value += weight
             added.append((name, weight))
             fired.add(key)
+    pattern, gate = SUPPORT
+    if (gate is None or gate.admits(line)) and pattern.search(stripped):
+        value += w.support
+        added.append(("encouragement", w.support))
+        fired.add("support")
     if length >= w.detail_chars:
         value += w.detail
         added.append(("detailed", w.detail))
@@ -119,6 +170,10 @@ def score(
         added.append(("brief", w.brief))
     known_set = known if folded else {k.casefold() for k in known}
     found = entities(stripped) if names is None or stripped != text else names
+    if "event" not in fired and _to_listener(line, stripped, found):
+        value += w.listener
+        added.append(("to the listener", w.listener))
+        fired.add("listener")
     new = [e for e in found if e.casefold() not in known_set]
     if new:
         value += w.first_mention
