@@ -17,6 +17,7 @@ from vaultmem.memory.language.categories import is_lesson
 from vaultmem.memory.language.dates import resolve_dates
 from vaultmem.memory.language.extract import extract
 from vaultmem.memory.language.people import about, people
+from vaultmem.memory.language.scoring import narrates
 from vaultmem.memory.language.triggers import strip_triggers
 from vaultmem.memory.pipeline.facts import parse_entries
 from vaultmem.notes.generated_block import block_of
@@ -429,3 +430,50 @@ def test_the_cli_shows_clean_facts(vault: Vault) -> None:
     (fact,) = [line for facts in all_facts(vault.root).values() for line in facts]
     assert fact.startswith("- 周五下午三点看牙医 [")
     assert "[when:: 2026-11-27 15:00]" in fact
+
+
+# -- MEMORY.md: a profile ----------------------------------------------------------------
+
+
+def test_memory_md_profiles_each_speaker_of_a_conversation_with_dated_linked_lines(
+    vault: Vault,
+) -> None:
+    daily(
+        vault.root,
+        "2026-11-20",
+        "- **Dana**: Hey Lee! I just started a new job as a nurse at St. Mary's hospital ^c1",
+        "- **Lee**: Wow, Dana, congrats! That sounds amazing, you deserve it! ^c2",
+        "- **Lee**: I moved to Porto last month with my partner Sam and our cat Miso ^c3",
+        "- **Dana**: I'm allergic to penicillin, so I always carry a card in my wallet ^c4",
+        "- **Lee**: I'm learning Portuguese at a language school three evenings a week ^c5",
+        "- **Dana**: My daughter Ivy turned six and she wants to be an astronaut ^c6",
+    )
+    vault.consolidate(today=MONDAY)
+    dana, lee = memory_section(vault.root, "Dana"), memory_section(vault.root, "Lee")
+    assert "nurse" in dana and "penicillin" in dana and "Porto" not in dana
+    assert "Porto" in lee and "Portuguese" in lee and "nurse" not in lee
+    for line in (dana + lee).strip().splitlines():  # dated, linked, without the name
+        assert line.startswith("- ") and not line.startswith(("- Dana:", "- Lee:"))
+        assert "(2026-11-20) ([[facts/" in line, line
+    assert "congrats" not in dana + lee  # small talk to the listener: no fact
+    assert "Hey Lee!" not in dana  # the greeting a line opens with is not shown
+    assert memory_section(vault.root, "Owner and identity") == ""
+
+
+def test_an_agents_narration_of_its_own_work_is_no_fact(vault: Vault) -> None:
+    daily(
+        vault.root,
+        "2026-11-20",
+        "- 09:00 **user** I'm allergic to peanuts, please remember ^n1",
+        "- 09:01 **assistant** Noted: peanut allergy stored as a health fact. ^n2",
+        "- 09:02 **agent** Let me run the test suite before I push the fix. ^n3",
+        "- 09:03 **assistant** 已记录：预算 5 万元，部署截止下个月。 ^n4",
+    )
+    vault.consolidate(today=MONDAY)
+    facts = " ".join(line for lines in all_facts(vault.root).values() for line in lines)
+    assert "allergic to peanuts" in facts
+    for narration in ("Noted", "run the test suite", "已记录"):
+        assert narration not in facts
+    # What an agent tells of the world is no narration; the owner's own words never are.
+    assert not narrates("The staging database listens on port 5433, not 5432.", "assistant")
+    assert not narrates("Noted: the meeting moved to Friday", "user")

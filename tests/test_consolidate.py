@@ -86,8 +86,8 @@ def test_a_second_run_changes_nothing(example_vault: Vault) -> None:
 def test_dry_run_prints_the_diff_and_writes_nothing(example_vault: Vault) -> None:
     before = facts_text(example_vault.root)
     report = example_vault.consolidate(dry_run=True, today=DAY)
-    assert "+++ b/facts/health.md" in report.diff
-    assert "+- Noted: peanut allergy stored as a health fact." in report.diff
+    assert "+++ b/facts/life/changes.md" in report.diff
+    assert "+- Budget review with Carol moved to Monday;" in report.diff
     assert facts_text(example_vault.root) == before
     assert not (example_vault.root / ".vaultmem/consolidate.json").exists()
     real = example_vault.consolidate(today=DAY)
@@ -510,14 +510,14 @@ def test_sigkill_during_a_real_run_then_rerun_equals_a_clean_run(tmp_path: Path)
 def test_cli_consolidate_forget_tree_validate(example_vault: Vault) -> None:
     root = example_vault.root
     dry = run_cli(root, "consolidate", "--dry-run", "--today", "2026-11-22")
-    assert dry.returncode == 0 and "+++ b/facts/health.md" in dry.stdout
+    assert dry.returncode == 0 and "+++ b/facts/life/changes.md" in dry.stdout
     done = run_cli(root, "consolidate", "--today", "2026-11-22")
-    assert done.returncode == 0 and done.stdout.startswith("consolidate (daily): 10 new facts")
+    assert done.returncode == 0 and done.stdout.startswith("consolidate (daily): 8 new facts")
     tree = run_cli(root, "tree")
-    assert "health" in tree.stdout and "hot" in tree.stdout.splitlines()[0]
-    ident = fact_lines(root, "facts/health.md")[0].rsplit("^", 1)[1]
+    assert "changes" in tree.stdout and "hot" in tree.stdout.splitlines()[0]
+    ident = fact_lines(root, "facts/life/changes.md")[0].rsplit("^", 1)[1]
     gone = run_cli(root, "forget", ident, "--reason", "test")
-    assert gone.returncode == 0 and gone.stdout.startswith("struck through facts/health.md:")
+    assert gone.returncode == 0 and gone.stdout.startswith("struck through facts/life/changes.md:")
     missing = run_cli(root, "forget", "fnothere000")
     assert missing.returncode == 1
     assert missing.stderr.strip() == "Error: no memory line has the block id ^fnothere000"

@@ -217,6 +217,13 @@ _SPEAKER = re.compile(rf"^({_FULL}):\s")
 _SUBJECT = re.compile(rf"^({_FULL})(?:'s\b|\s+|(?=[\u4e00-\u9fff]))")
 
 
+def speaker(text: str) -> str | None:
+    """The name a line of a conversation starts with, as ``Name: words``; ``None`` for
+    any other line ("Deploy failed with error: ..." is no one's)."""
+    found = _SPEAKER.match(text.strip())
+    return found[1] if found and _is_name(found[1]) else None
+
+
 def about(text: str, known: Collection[str] = ()) -> str | None:
     """Who a line is about when it is not the owner: a name, or the relation words ("my
     wife"); ``None`` for the owner, or when the line is about no one in particular.

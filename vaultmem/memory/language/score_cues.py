@@ -484,6 +484,23 @@ REACTION = re.compile(
     re.I,
 )
 
+# An agent telling what it does or did ("Noted: ...", "Let me check", "Cloned. ...",
+# "已记录：..."): its own work, not the owner's memory (the owner's words are their own line).
+AGENT_ROLES = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
+NARRATION = re.compile(
+    r"^\W*(?:noted|saved|stored|recorded|remembered|done|got it|will do|on it|okay|ok|sure|"
+    r"i'll|i will|i've|i have|i'm going to|let me|let's|now i|next,? i|running|ran|cloned|"
+    r"created|updated|added|fixed|checking|checked|looking|searching|reading|here's|here is)"
+    r"\b|^\W*(?:已记录|已保存|已记住|记住了|好的|收到|我来|我会|让我|已完成|已更新)",
+    re.I,
+)
+
+
+# A greeting or thanks opening a message (before its news).
+GREETING = re.compile(
+    r"^\W*(?:hey|hi|hello|thanks|thank you|long time no see)\b|^\W*(?:嗨|你好|谢谢)", re.I
+)
+
 
 # A statement of likelihood is a belief, held with the confidence its words express.
 LIKELIHOOD: list[tuple[Cue, float]] = [

@@ -21,10 +21,12 @@ from vaultmem.config import ScoringConfig
 from vaultmem.index.terms import cjk_run
 from vaultmem.memory.language.gates import Line
 from vaultmem.memory.language.score_cues import (
+    AGENT_ROLES,
     CLASSES,
     CONVERSATION,
     FIRST_PERSON,
     LIKELIHOOD,
+    NARRATION,
     REACTION,
     SECOND_PERSON,
     SIGNALS,
@@ -186,6 +188,12 @@ def score(
         reasons = tuple(f"{name} {weight:+.2f}" for name, weight in added)
         reasons += (f"short text x{w.short_text_factor:g}",) if short else ()
     return Score(round(min(1.0, max(0.0, value)), 4), kind, reasons, None, frozenset(fired))
+
+
+def narrates(text: str, role: str | None) -> bool:
+    """An agent's line telling what it does or did ("Noted: peanut allergy stored",
+    "Let me run the tests", "已记录：..."): no memory of the owner's (docs/scoring.md)."""
+    return role is not None and role.casefold() in AGENT_ROLES and bool(NARRATION.match(text))
 
 
 def likelihood(text: str) -> float | None:

@@ -1,31 +1,53 @@
 """``MEMORY.md``'s generated block: what an agent reads first, within a token budget.
 
-Sections, in the order they are shown, each filled while the budget lasts, by priority
-(``context.fit``): the vault's size (always), the owner's identity, health and safety and
-pinned facts, the active context (hot topics and open tasks of the last two weeks), the
-lessons, the facts of the last days, then the top facts by today's score. A fact is shown
-once, in the first section that takes it, citing it by a link to its line (``cite``).
-Everything here is pure: consolidation gathers the facts, topics and tasks and writes the
-block between the markers.
+A profile, not a pile of the latest facts (docs/memory.md, "MEMORY.md"). Sections, in
+the order they are shown, each filled while the budget lasts, by priority
+(``context.fit``): the vault's size (always), the owner (pinned facts, then the owner's
+facts by what a profile needs first: identity, health and safety, then changes of job or
+home, how their projects are set up, their people, their preferences), one section for
+each person the facts are most about (the same order; a person is the speaker of a
+conversation's line, "Caroline: I ...", or who a line is about), the active context (hot
+topics and open tasks of the last two weeks), the owner's lessons (rules and errors
+met: never someone else's words), and the facts of the last days. A fact is shown once,
+dated, citing it by a link to its line (``cite``), and one of nearly the same words as a
+fact shown is left out. Everything here is pure: consolidation gathers the facts, topics
+and tasks and writes the block between the markers.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from vaultmem.config import MemoryConfig
 from vaultmem.memory.language.categories import is_lesson
-from vaultmem.memory.language.people import about
-from vaultmem.memory.pipeline.facts import Fact
+from vaultmem.memory.language.people import about, speaker
+from vaultmem.memory.language.score_cues import GREETING, REACTION
+from vaultmem.memory.pipeline.facts import PLAIN_ROLES, Fact
 from vaultmem.memory.pipeline.tiers import TIERS, tier
 from vaultmem.memory.pipeline.topics import Topic
 from vaultmem.notes.generated_block import Section, fit
 
-# The owner's section: what the owner is (a fact about someone else, "Alice is allergic
-# to peanuts", is not the owner's identity, even in a file a person put it in).
-_OWNER_KINDS = ("identity", "health", "safety")
+# What a profile needs first: a fact's kind, weighed (a kind not named weighs 1).
+_KIND_WEIGHT = {
+    "identity": 3.0,
+    "health": 3.0,
+    "safety": 3.0,
+    "status change": 2.5,
+    "setup": 2.0,
+    "relationship": 1.5,
+    "preference": 1.2,
+    "belief": 0.8,
+}
+_SELF = re.compile(r"(?i:\b(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b)|我")  # one's own news
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+_WORD = re.compile(r"[^\W\d_]{4,}|[\u4e00-\u9fff]{2}")
+_PEOPLE_SHOWN = 6  # people with a section of their own
+_OWNER_LINES = 12
+_LINE_TOKENS = 55  # about what a line costs, to share the budget among the people
+_SHOWN_CHARS = 120  # of a fact's words
 
 
 def build_block(
@@ -44,26 +66,42 @@ def build_block(
     scored = sorted(live, key=lambda f: (-scores[id(f)], f.id or ""))
     shown: set[int] = set()
 
-    def lines(facts: list[Fact], limit: int | None = None) -> list[str]:
-        out = []
+    def lines(facts: list[Fact], limit: int | None = None, *, named: bool = True) -> list[str]:
+        out: list[str] = []
+        said: list[frozenset[str]] = []
         for fact in facts:
-            if id(fact) in shown:
+            words = _words(fact.text)
+            if id(fact) in shown or any(_alike(words, other) for other in said):
                 continue
             shown.add(id(fact))
-            text = fact.text if len(fact.text) <= 200 else fact.text[:199] + "…"
-            out.append(f"- {text}" + (f" ({cite(fact.path, fact.id)})" if fact.id else ""))
+            said.append(words)
+            out.append(_line(fact, named))
             if limit is not None and len(out) >= limit:
                 break
         return out
 
-    owner = [f for f in scored if f.pinned or (f.kind in _OWNER_KINDS and not about(f.text))]
-    identity = Section("Owner and identity", lines(owner), 1)
-    context = Section("Active context", _active_context(topics, open_tasks, today, config), 2)
-    lessons = Section(
-        "Lessons", lines([f for f in scored if is_lesson(f.path, f.text)], config.lessons), 3
-    )
-    recent = Section("Last days", _highlights(live, today, config), 4)
-    top = Section("Top facts", lines(scored), 5)
+    # A conversation's speakers: names that open several facts' lines ("Noted: ..." once
+    # is no one).
+    said = Counter(name for f in live if (name := speaker(f.text)))
+    speakers = {n for n, count in said.items() if count >= 3 and n.casefold() not in PLAIN_ROLES}
+    by_person: defaultdict[str | None, list[Fact]] = defaultdict(list)
+    for fact in scored:
+        by_person[_person(fact, speakers)].append(fact)
+    pinned = [f for f in scored if f.pinned]
+    rules = [f for f in by_person[None] if is_lesson(f.path, f.text)]
+    told = [f for f in by_person[None] if not is_lesson(f.path, f.text)]
+    owner = Section("Owner and identity", lines(pinned + _profile(told)), 1)
+    owner.lines = owner.lines[: max(_OWNER_LINES, len(pinned))]
+    people = sorted((p for p in by_person if p is not None), key=lambda p: -len(by_person[p]))
+    people = people[:_PEOPLE_SHOWN]
+    room = max(len(people), config.budget_tokens // _LINE_TOKENS - len(owner.lines) - 8)
+    sections = [owner]
+    for person in people:
+        share = max(3, room // len(people))
+        sections.append(Section(person, lines(_profile(by_person[person]), share, named=False), 2))
+    context = Section("Active context", _active_context(topics, open_tasks, today, config), 3)
+    lessons = Section("Lessons", lines(rules, config.lessons), 4)
+    recent = Section("Last days", lines(_highlights(live, today, config)), 5)
     counts = dict.fromkeys(TIERS, 0)
     for fact in live:
         counts[tier(scores[id(fact)], config)] += 1
@@ -76,7 +114,71 @@ def build_block(
         ],
         0,
     )
-    return fit([identity, context, lessons, top, recent, index], config.budget_tokens)
+    return fit([*sections, context, lessons, recent, index], config.budget_tokens)
+
+
+def _person(fact: Fact, speakers: set[str]) -> str | None:
+    """Whom a fact is about: the speaker of a conversation's line ("Caroline: I ..."),
+    unless it names another of the conversation's speakers as its subject; else the
+    person a line names or speaks of ("Alice is allergic", "my wife"); else the owner
+    (``None``)."""
+    said_by = speaker(fact.text)
+    named = about(fact.text, speakers)
+    if said_by is not None and said_by in speakers:
+        return named if named in speakers else said_by
+    return named
+
+
+def _profile(facts: list[Fact]) -> list[Fact]:
+    """A person's facts in the order a profile wants them: by kind (``_KIND_WEIGHT``),
+    one's own news before words about the world, then importance; the newest first."""
+
+    def weight(fact: Fact) -> float:
+        own = 1.5 if _SELF.search(_unnamed(fact.text)) else 1.0
+        return _KIND_WEIGHT.get(fact.kind, 1.0) * own * fact.importance
+
+    newest = sorted(facts, key=lambda f: f.day or dt.date.min, reverse=True)
+    return sorted(newest, key=weight, reverse=True)
+
+
+def _unnamed(text: str) -> str:
+    """A conversation's line without its speaker's name (``Caroline: ``)."""
+    said_by = speaker(text)
+    return text.split(":", 1)[1].lstrip() if said_by else text
+
+
+def _news(text: str) -> str:
+    """``text`` without the sentences it opens with that greet or react ("Hey Mel!",
+    "Thanks, Melanie.", "Wow, that's stunning!") and tell nothing of the speaker; all of
+    it when nothing else is left."""
+    rest = text
+    while (end := _SENTENCE_END.search(rest)) is not None:
+        sentence = rest[: end.start()]
+        if _SELF.search(sentence) or not (REACTION.match(sentence) or GREETING.match(sentence)):
+            break
+        rest = rest[end.end() :]
+    return rest if rest.strip() else text
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w.casefold() for w in _WORD.findall(text))
+
+
+def _alike(words: frozenset[str], other: frozenset[str]) -> bool:
+    """Nearly the same words: half of the smaller set in the other."""
+    return bool(words and other) and 2 * len(words & other) >= min(len(words), len(other))
+
+
+def _line(fact: Fact, with_name: bool) -> str:
+    """``- words (DAY) (cite)``: the words without the greetings and reactions they open
+    with; under a person's own heading, without their name."""
+    words = _unnamed(fact.text)
+    text = _news(words)
+    if with_name and words != fact.text:
+        text = fact.text[: len(fact.text) - len(words)] + text
+    text = text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+    day = f" ({fact.day.isoformat()})" if fact.day else ""
+    return f"- {text}{day}" + (f" ({cite(fact.path, fact.id)})" if fact.id else "")
 
 
 def cite(path: str, ident: str) -> str:
@@ -100,14 +202,16 @@ def _active_context(
     return out + [f"- [ ] {words} ({day})" for words, day in open_tasks]
 
 
-def _highlights(live: list[Fact], today: dt.date, config: MemoryConfig) -> list[str]:
+def _highlights(live: list[Fact], today: dt.date, config: MemoryConfig) -> list[Fact]:
+    """The most important facts of each of the last ``highlight_days`` days, newest day
+    first, three a day."""
     first = today - dt.timedelta(days=config.highlight_days - 1)
     by_day: defaultdict[dt.date, list[Fact]] = defaultdict(list)
     for fact in live:
         if fact.day and first <= fact.day <= today:
             by_day[fact.day].append(fact)
-    out = []
-    for day in sorted(by_day, reverse=True):
-        best = sorted(by_day[day], key=lambda f: (-f.importance, f.id or ""))[:3]
-        out.append(f"- {day}: " + "; ".join(f.text[:120] for f in best))
-    return out
+    return [
+        fact
+        for day in sorted(by_day, reverse=True)
+        for fact in sorted(by_day[day], key=lambda f: (-f.importance, f.id or ""))[:3]
+    ]

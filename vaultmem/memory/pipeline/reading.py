@@ -27,7 +27,7 @@ from typing import Any
 
 from vaultmem.config import Config
 from vaultmem.memory.language.extract import Metadata, extract
-from vaultmem.memory.language.scoring import Score, entities, likelihood, score
+from vaultmem.memory.language.scoring import Score, entities, likelihood, narrates, score
 from vaultmem.memory.language.secrets import mask_secrets
 from vaultmem.memory.language.triggers import strip_triggers
 from vaultmem.memory.pipeline.facts import (
@@ -202,6 +202,8 @@ class LineReader:
     def _admit(
         self, entry: Entry, ident: str, key: str, day: dt.date | None, names: list[str]
     ) -> Admitted | None:
+        if narrates(entry.text, entry.role):
+            return None
         rated = score(
             entry.text, self.config.scoring, self.known, folded=True, names=names, explain=False
         )
