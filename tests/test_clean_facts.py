@@ -477,3 +477,20 @@ def test_an_agents_narration_of_its_own_work_is_no_fact(vault: Vault) -> None:
     # What an agent tells of the world is no narration; the owner's own words never are.
     assert not narrates("The staging database listens on port 5433, not 5432.", "assistant")
     assert not narrates("Noted: the meeting moved to Friday", "user")
+
+
+def test_years_old_notes_keep_what_lasts_and_archive_their_events(vault: Vault) -> None:
+    daily(
+        vault.root,
+        "2023-03-01",
+        "- **user** I live in Lisbon with my wife Ana ^o1",
+        "- **user** I'm allergic to penicillin, it gives me a rash ^o2",
+        "- **user** We went to a concert downtown last night and it was really loud ^o3",
+    )
+    vault.consolidate(today=MONDAY)  # more than three years later, the first run
+    live = " ".join(line for lines in all_facts(vault.root).values() for line in lines)
+    archived = " ".join(p.read_text() for p in (vault.root / "archive").rglob("*.md"))
+    assert "Lisbon" in live and "penicillin" in live
+    assert "concert" in archived and "concert" not in live
+    owner = memory_section(vault.root, "Owner and identity")
+    assert "Lisbon" in owner and "penicillin" in owner

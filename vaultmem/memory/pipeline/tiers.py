@@ -6,6 +6,10 @@ Decay is a daily rate by kind (fact 0.8%, belief 7%, summary 2.5%), slowed for i
 facts (x (1 - importance x 0.5)); a pinned fact never decays. Each access (a search or
 context hit, read from the access log) reinforces: x (1 + 0.1 x ln(1 + accesses)).
 Tiers: hot >= 0.7, warm >= 0.3, cold >= 0.05; below that the fact moves to ``archive/``.
+What lasts (``DURABLE_KINDS``: who someone is, their health, their people, what they like,
+what changed in their life, how a project is set up) fades to cold but is never archived
+by age alone: consolidating years of old notes keeps them. Events and passing remarks
+(``general fact``, ``temporary``) and facts without a kind decay as above.
 Every number is a ``[memory]`` key (``docs/memory.md``). Search gives its hits their tier
 with these (``search/results.py``, ``mark_hits``).
 """
@@ -18,6 +22,9 @@ import math
 from vaultmem.config import MemoryConfig
 
 TIERS = ("hot", "warm", "cold", "archive")
+DURABLE_KINDS = frozenset(
+    {"identity", "health", "safety", "preference", "relationship", "status change", "setup"}
+)
 
 
 def decay_rate(kind: str, config: MemoryConfig) -> float:
@@ -46,7 +53,8 @@ def current_score(
     rate = decay_rate(kind, config) * (1 - importance * config.importance_slowdown)
     decay = (1 - min(1.0, max(0.0, rate))) ** age
     reinforcement = 1 + config.reinforcement * math.log1p(accesses)
-    return min(1.0, importance * decay * reinforcement)
+    worth = min(1.0, importance * decay * reinforcement)
+    return max(worth, config.tier_cold) if kind in DURABLE_KINDS else worth
 
 
 def tier(score: float, config: MemoryConfig) -> str:
