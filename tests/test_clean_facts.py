@@ -494,3 +494,20 @@ def test_years_old_notes_keep_what_lasts_and_archive_their_events(vault: Vault) 
     assert "concert" in archived and "concert" not in live
     owner = memory_section(vault.root, "Owner and identity")
     assert "Lisbon" in owner and "penicillin" in owner
+
+
+def test_topic_pages_are_for_people_written_as_names_one_page_per_person(vault: Vault) -> None:
+    daily(
+        vault.root,
+        "2026-11-20",
+        "- **Melanie**: Thankfully, I'm allergic to nothing but my son is allergic to dust ^t1",
+        "- **Melanie**: Thankfully my husband and I moved to a house with a big garden ^t2",
+        "- **Caroline**: Mel, I adopted a puppy named Oscar from the shelter, I love him ^t3",
+        "- **Caroline**: My friend Melanie moved to a new house with a big garden ^t4",
+        "- **Caroline**: I'm allergic to cats, so my dog Oscar is the only pet I can have ^t5",
+    )
+    vault.consolidate(today=MONDAY)
+    pages = sorted(p.name for p in (vault.root / "topics").glob("*.md"))
+    assert "thankfully.md" not in pages  # only ever opening a sentence: no name
+    assert "mel.md" not in pages and "melanie.md" in pages  # Mel is Melanie
+    assert "caroline.md" in pages  # a speaker has a page of her own

@@ -18,10 +18,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from vaultmem.config import MemoryConfig
-from vaultmem.memory.pipeline.facts import Fact, daily_date, fact_link
+from vaultmem.memory.language.people import speaker
+from vaultmem.memory.pipeline.facts import PLAIN_ROLES, Fact, daily_date, fact_link
 from vaultmem.notes.parse import find_links
 
 _SLUG = re.compile(r"[^\w]+")
+# What follows a name that opens a sentence as its subject.
+_SUBJECT_AFTER = re.compile(
+    r"'s\b|\s+(?:is|was|has|had|and|said|says|told|tells|wants|likes|loves|lives|works|"
+    r"will|would|can|did|does|went|moved|joined|left)\b"
+)
 _KIND_RANK = {"person": 0, "project": 1, "repository": 2, "concept": 3}
 
 
@@ -102,8 +108,13 @@ def summary(topic: Topic) -> str:
 
 def gather(facts: Iterable[Fact], min_facts: int) -> list[Topic]:
     """The topics the facts name that have at least ``min_facts`` of them, each holding its
-    facts in path and id order (the same page whichever order the facts were read in)."""
+    facts in path and id order (the same page whichever order the facts were read in).
+    A person is a conversation's speaker or a name written as one (``_written_as_name``):
+    a capitalised word seen only where any word may be ("Thankfully, ...") names no one.
+    A short name that begins exactly one longer person's name is that person ("Mel" and
+    "Melanie", "Deb" and "Deborah": one page)."""
     topics: dict[str, Topic] = {}
+    written_as_name: set[str] = set()
     for fact in facts:
         if fact.id is None:
             continue
@@ -112,14 +123,49 @@ def gather(facts: Iterable[Fact], min_facts: int) -> list[Topic]:
             topic.facts.append(fact)
             if _KIND_RANK[kind] < _KIND_RANK[topic.kind]:
                 topic.kind = kind
+            if kind != "person" or speaker(fact.text) == name or _written_as_name(fact, name):
+                written_as_name.add(name.casefold())
+    for key in [k for k, t in topics.items() if t.kind == "person" and k not in written_as_name]:
+        del topics[key]
+    _merge_short_names(topics)
     for topic in topics.values():
         topic.facts.sort(key=lambda f: (f.path, f.id or ""))
     return [t for t in topics.values() if len(t.facts) >= min_facts]
 
 
+def _written_as_name(fact: Fact, name: str) -> bool:
+    """Whether ``name`` stands in the fact's words as a name does: inside a sentence, or
+    opening one as its subject ("Alice is ...", "Alice's ...", "Bob and I ..."), not as
+    an opening word any sentence may have ("Thankfully, ...", "Just got back")."""
+    words = fact.text
+    start = words.find(name)
+    while start >= 0:
+        before = words[:start].rstrip()
+        inside = before and before[-1] not in ".!?:;\"'([-—–…\n" and not before.endswith("**")
+        if inside or _SUBJECT_AFTER.match(words, start + len(name)):
+            return True
+        start = words.find(name, start + 1)
+    return False
+
+
+def _merge_short_names(topics: dict[str, Topic]) -> None:
+    """Fold each one-word person whose name begins exactly one longer person's one-word
+    name into that person."""
+    people = [k for k, t in topics.items() if t.kind == "person" and " " not in k]
+    for short in people:
+        longer = [k for k in people if k != short and k.startswith(short) and k in topics]
+        if len(short) < 3 or len(longer) != 1 or short not in topics:
+            continue
+        whole = topics[longer[0]]
+        held = {id(f) for f in whole.facts}
+        whole.facts += [f for f in topics.pop(short).facts if id(f) not in held]
+
+
 def _mentions(fact: Fact) -> list[tuple[str, str]]:
     """The topics a fact names, each once: ``(name, kind)``, the first kind found winning."""
-    found = [(name, "person") for name in fact.metadata("person")]
+    said_by = speaker(fact.text)
+    found = [(said_by, "person")] if said_by and said_by.casefold() not in PLAIN_ROLES else []
+    found += [(name, "person") for name in fact.metadata("person")]
     found += [(name, "project") for name in fact.metadata("project")]
     found += [(name, "repository") for name in fact.metadata("repo")]
     for target, _embed in find_links(fact.text):
