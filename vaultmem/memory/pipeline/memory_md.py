@@ -90,8 +90,9 @@ def build_block(
     pinned = [f for f in scored if f.pinned]
     rules = [f for f in by_person[None] if is_lesson(f.path, f.text)]
     told = [f for f in by_person[None] if not is_lesson(f.path, f.text)]
-    owner = Section("Owner and identity", lines(pinned + _profile(told)), 1)
-    owner.lines = owner.lines[: max(_OWNER_LINES, len(pinned))]
+    owner = Section(
+        "Owner and identity", lines(pinned + _profile(told), max(_OWNER_LINES, len(pinned))), 1
+    )
     people = sorted((p for p in by_person if p is not None), key=lambda p: -len(by_person[p]))
     people = people[:_PEOPLE_SHOWN]
     room = max(len(people), config.budget_tokens // _LINE_TOKENS - len(owner.lines) - 8)
