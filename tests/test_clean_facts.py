@@ -505,6 +505,7 @@ def test_topic_pages_are_for_people_written_as_names_one_page_per_person(vault: 
         "- **Caroline**: Mel, I adopted a puppy named Oscar from the shelter, I love him ^t3",
         "- **Caroline**: My friend Melanie moved to a new house with a big garden ^t4",
         "- **Caroline**: I'm allergic to cats, so my dog Oscar is the only pet I can have ^t5",
+        "- **Melanie**: I started a pottery class downtown and I love it so much ^t6",
     )
     vault.consolidate(today=MONDAY)
     pages = sorted(p.name for p in (vault.root / "topics").glob("*.md"))

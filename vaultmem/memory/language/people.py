@@ -22,9 +22,11 @@ who only reports ("Alice said the release slips") makes the line about what was 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Iterable
 
 from vaultmem.memory.language.gates import Gate, Gated, Line
+from vaultmem.memory.language.roles import PLAIN_ROLES
 
 # A name: capitalised, and not part of a longer word on either side (MySQL, JavaScript, 3Com).
 _LATIN = "A-Za-z0-9_\u00c0-\u024f"
@@ -222,6 +224,14 @@ def speaker(text: str) -> str | None:
     any other line ("Deploy failed with error: ..." is no one's)."""
     found = _SPEAKER.match(text.strip())
     return found[1] if found and _is_name(found[1]) else None
+
+
+def speakers(texts: Iterable[str]) -> set[str]:
+    """A conversation's speakers among facts' words: the names that open at least three
+    of them as ``Name: words`` (how a fact keeps its line's role), plain roles aside. A
+    name that opens one line ("Noted: ...") is no one."""
+    said = Counter(name for text in texts if (name := speaker(text)))
+    return {n for n, count in said.items() if count >= 3 and n.casefold() not in PLAIN_ROLES}
 
 
 def about(text: str, known: Collection[str] = ()) -> str | None:

@@ -486,7 +486,7 @@ REACTION = re.compile(
 
 # An agent telling what it does or did ("Noted: ...", "Let me check", "Cloned. ...",
 # "已记录：..."): its own work, not the owner's memory (the owner's words are their own line).
-AGENT_ROLES = frozenset({"assistant", "agent", "ai", "bot", "system", "model"})
+# The agent's roles are ``roles.AGENT_ROLES``.
 NARRATION = re.compile(
     r"^\W*(?:noted|saved|stored|recorded|remembered|done|got it|will do|on it|okay|ok|sure|"
     r"i'll|i will|i've|i have|i'm going to|let me|let's|now i|next,? i|running|ran|cloned|"

@@ -20,8 +20,8 @@ from typing import Any
 from vaultmem.config import ScoringConfig
 from vaultmem.index.terms import cjk_run
 from vaultmem.memory.language.gates import Line
+from vaultmem.memory.language.roles import AGENT_ROLES
 from vaultmem.memory.language.score_cues import (
-    AGENT_ROLES,
     CLASSES,
     CONVERSATION,
     FIRST_PERSON,

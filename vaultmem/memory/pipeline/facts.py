@@ -58,8 +58,6 @@ _DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
 # named by its line's date and block id (``long_note_path``).
 LONG_FOLDER = "long"
 _LONG_NAME = re.compile(LONG_FOLDER + r"/(\d{4}-\d{2}-\d{2})-(m[0-9a-f]{10})\.md")
-# Roles that are not a person's name: a fact keeps the words alone.
-PLAIN_ROLES = frozenset({"user", "assistant", "agent", "system", "me", "owner", "ai", "bot"})
 # vaultmem's own fields on a fact line; everything else a person added is kept as is.
 METADATA_FIELDS = (
     ("url", "urls"),

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable
 
 from vaultmem.config import MemoryConfig
 from vaultmem.memory.language.categories import is_lesson
-from vaultmem.memory.language.people import about, speaker
+from vaultmem.memory.language.people import about, speaker, speakers
 from vaultmem.memory.language.score_cues import GREETING, REACTION
-from vaultmem.memory.pipeline.facts import PLAIN_ROLES, Fact
+from vaultmem.memory.pipeline.facts import Fact
 from vaultmem.memory.pipeline.tiers import TIERS, tier
 from vaultmem.memory.pipeline.topics import Topic
 from vaultmem.notes.generated_block import Section, fit
@@ -80,13 +80,10 @@ def build_block(
                 break
         return out
 
-    # A conversation's speakers: names that open several facts' lines ("Noted: ..." once
-    # is no one).
-    said = Counter(name for f in live if (name := speaker(f.text)))
-    speakers = {n for n, count in said.items() if count >= 3 and n.casefold() not in PLAIN_ROLES}
+    conversation = speakers(f.text for f in live)
     by_person: defaultdict[str | None, list[Fact]] = defaultdict(list)
     for fact in scored:
-        by_person[_person(fact, speakers)].append(fact)
+        by_person[_person(fact, conversation)].append(fact)
     pinned = [f for f in scored if f.pinned]
     rules = [f for f in by_person[None] if is_lesson(f.path, f.text)]
     told = [f for f in by_person[None] if not is_lesson(f.path, f.text)]

@@ -27,11 +27,11 @@ from typing import Any
 
 from vaultmem.config import Config
 from vaultmem.memory.language.extract import Metadata, extract
+from vaultmem.memory.language.roles import PLAIN_ROLES
 from vaultmem.memory.language.scoring import Score, entities, likelihood, narrates, score
 from vaultmem.memory.language.secrets import mask_secrets
 from vaultmem.memory.language.triggers import strip_triggers
 from vaultmem.memory.pipeline.facts import (
-    PLAIN_ROLES,
     Entry,
     daily_date,
     fraction,

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from vaultmem.config import MemoryConfig
-from vaultmem.memory.language.people import speaker
-from vaultmem.memory.pipeline.facts import PLAIN_ROLES, Fact, daily_date, fact_link
+from vaultmem.memory.language.people import speaker, speakers
+from vaultmem.memory.pipeline.facts import Fact, daily_date, fact_link
 from vaultmem.notes.parse import find_links
 
 _SLUG = re.compile(r"[^\w]+")
@@ -115,10 +115,10 @@ def gather(facts: Iterable[Fact], min_facts: int) -> list[Topic]:
     "Melanie", "Deb" and "Deborah": one page)."""
     topics: dict[str, Topic] = {}
     written_as_name: set[str] = set()
-    for fact in facts:
-        if fact.id is None:
-            continue
-        for name, kind in _mentions(fact):
+    named = [fact for fact in facts if fact.id is not None]
+    conversation = speakers(fact.text for fact in named)
+    for fact in named:
+        for name, kind in _mentions(fact, conversation):
             topic = topics.setdefault(name.casefold(), Topic(name, kind))
             topic.facts.append(fact)
             if _KIND_RANK[kind] < _KIND_RANK[topic.kind]:
@@ -161,10 +161,11 @@ def _merge_short_names(topics: dict[str, Topic]) -> None:
         whole.facts += [f for f in topics.pop(short).facts if id(f) not in held]
 
 
-def _mentions(fact: Fact) -> list[tuple[str, str]]:
-    """The topics a fact names, each once: ``(name, kind)``, the first kind found winning."""
+def _mentions(fact: Fact, conversation: set[str]) -> list[tuple[str, str]]:
+    """The topics a fact names, each once: ``(name, kind)``, the first kind found winning;
+    a line one of the ``conversation``'s speakers said names them."""
     said_by = speaker(fact.text)
-    found = [(said_by, "person")] if said_by and said_by.casefold() not in PLAIN_ROLES else []
+    found = [(said_by, "person")] if said_by in conversation else []
     found += [(name, "person") for name in fact.metadata("person")]
     found += [(name, "project") for name in fact.metadata("project")]
     found += [(name, "repository") for name in fact.metadata("repo")]
