@@ -8,7 +8,10 @@ Each pair is judged as consolidation judges it: the older fact alone in a ``Fact
 conversation's line), then ``best(newer)`` with the default thresholds. A pair is called
 an update when the verdict is ``conflict`` (the newer supersedes the older). Prints
 precision and recall of ``update`` per language, for the tuning pairs and for the frozen
-third (every third pair, counting from the third: never looked at while tuning rules).
+third (every third pair, counting from the third: never looked at while tuning rules), for
+all pairs and for each set: the first 90 pairs; the second set (pairs 90 to 209), written
+blind after the first rules for changes were tuned on the first set's tuning pairs; the
+third (pairs 210 on), written blind after they were tuned on both sets' tuning pairs.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from vaultmem.config import MemoryConfig
 from vaultmem.memory.pipeline.factset import FactSet
 
 DATA = Path(__file__).resolve().parent / "data"
+SETS = (("first set", 0, 90), ("second set", 90, 210), ("third set", 210, None))
 
 
 def said(text: str, speaker: str) -> str:
@@ -59,6 +63,11 @@ def main(argv: list[str]) -> None:
         tuning = [r for r in rows if r[0] % 3 != 2]
         frozen = [r for r in rows if r[0] % 3 == 2]
         print(f"{language}: tuning {figures(tuning)}; frozen {figures(frozen)}")
+        for name, start, end in SETS:
+            part = rows[start:end]
+            tuned = [r for r in part if r[0] % 3 != 2]
+            kept = [r for r in part if r[0] % 3 == 2]
+            print(f"  {name}: tuning {figures(tuned)}; frozen {figures(kept)}")
         if "--errors" in argv:
             for _, pair, called in tuning:  # the frozen third is never printed
                 if called != (pair["label"] == "update"):

@@ -33,6 +33,7 @@ from vaultmem.memory.language.gates import Line
 from vaultmem.memory.language.people import about, people
 from vaultmem.memory.language.scoring import entities, score
 from vaultmem.memory.language.slots import slots
+from vaultmem.memory.language.states import states
 from vaultmem.memory.language.triggers import strip_triggers
 from vaultmem.memory.pipeline.facts import Entry, Fact, parse_entry
 from vaultmem.memory.pipeline.transcript_formats import clean
@@ -121,6 +122,7 @@ SHAPES = [
 CUES = (
     "instead of x is out, the Atlas project in a/b on 1 周五 I like tea with Tom and I, "
     "remember: my email a@b.c, python 3, I live in Paris, not "
+    "I work as a nurse, Jira's gone, the rent dropped to $5, moved to May 3, 我住在 "
 )
 AFFIXES = [("", ""), ("", "!"), ("Tom ", " x"), (CUES, "!")]
 
@@ -146,6 +148,7 @@ READERS: dict[str, Callable[[str], object]] = {
     "people": people,
     "about": about,
     "slots": slots,
+    "states": states,
     "conflict words": words,
     "conflict units": units,
     "replaced": replaced,

@@ -36,10 +36,13 @@ from typing import Any
 
 from vaultmem.index.stems import PLURAL, VERB, stem
 from vaultmem.index.terms import bigrams, cjk_run
+from vaultmem.memory.language import state_words
 from vaultmem.memory.language.gates import Gate, Gated, Line
 from vaultmem.memory.language.gates import words as _words
+from vaultmem.memory.language.people import COMMON_WORDS
 from vaultmem.memory.language.slot_phrases import UNKNOWN
 from vaultmem.memory.language.slots import Slot, slots
+from vaultmem.memory.language.states import NO_STATES, State, states
 from vaultmem.memory.language.triggers import strip_triggers
 
 _WORD = re.compile(r"[^\W_]+")
@@ -353,6 +356,9 @@ class Fact:
     shift: bool = False
     additive: bool = False
     given_up: frozenset[str] = frozenset()
+    states: tuple[State, ...] = NO_STATES
+    names: frozenset[str] = frozenset()  # the things it names, for a state of a thing
+    asks: bool = False  # it holds a question ("Should we get a dog?")
 
     def __reduce__(self) -> tuple[type[Fact], tuple[Any, ...]]:
         # Pickled as its fields, made again by one call: a slots dataclass is otherwise
@@ -376,6 +382,7 @@ class Fact:
             if found == said_words:
                 found = said_words
         given_up = replaced(said, line)
+        said_states = states(said)
         return cls(
             text,
             said_words,
@@ -387,6 +394,9 @@ class Fact:
             bool(_G_SHIFT.search(said, line)),
             bool(_G_ADDITIVE.search(said, line)),
             given_up or NO_WORDS,
+            said_states,
+            _names(said) if any(s.kind in state_words.ANCHORED for s in said_states) else NO_WORDS,
+            "?" in said or "？" in said,
         )
 
 
@@ -397,6 +407,8 @@ def judge(
     new: Fact, old: Fact, similarity: float, duplicate: float, conflict: float
 ) -> Match | None:
     """The verdict on a pair (``key`` left empty); ``None`` when they are not related."""
+    if new.asks:  # a question states nothing: at most it repeats an old fact's words
+        return Match("", similarity, "duplicate", None) if similarity >= duplicate else None
     check = compare(new.slots, old.slots, new.additive) if new.slots and old.slots else None
     if check is not None and check.conflict:
         return Match("", similarity, "conflict", check.signal, check.doubtful)
@@ -407,6 +419,15 @@ def judge(
     given_up = new.given_up & old.words
     if given_up and not given_up & old.given_up and _restates(new, old, given_up):
         return Match("", similarity, "conflict", "replaces " + ", ".join(sorted(given_up)))
+    changed = _state_change(new, old) if new.states and old.states else None
+    if changed is not None and not (check is not None and check.agree):
+        return Match(
+            "",
+            similarity,
+            "conflict",
+            changed.kind + ": " + changed.event,
+            changed.event == state_words.NOW_IS,
+        )
     if check is None and _updates(new, old):
         return Match("", similarity, "conflict", "update", True)
     extra = new.units - old.units
@@ -480,3 +501,74 @@ def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
     gone = given_up | {char for word in given_up if not word.isascii() for char in word}
     rest = _stems(old.units - gone)
     return not rest or len(rest & _stems(new.units)) / len(rest) >= _RESTATES
+
+
+def _state_change(new: Fact, old: Fact) -> State | None:
+    """Whether a change the new fact says ends a state the old one says (``states.py``):
+    the same subject and kind; for a kind one holds several of (pets), an empty state
+    filled or the same one ended; for a thing (a plan, a price), the same thing named."""
+    for n in new.states:
+        for o in old.states:
+            if o.kind != n.kind or o.subject != n.subject:
+                continue
+            # A change said, or an empty state filled ("I'm single" / "I have a girlfriend").
+            if n.event not in state_words.CHANGES and not (
+                n.event == state_words.IS and o.event == state_words.NONE
+            ):
+                continue
+            if n.kind in state_words.ANCHORED and not _same_thing(new, old):
+                continue
+            if n.kind in state_words.MULTIPLE:
+                filled = o.event == state_words.NONE and n.event not in (
+                    state_words.ENDS,
+                    state_words.NONE,
+                )
+                ended = n.event == state_words.ENDS and o.event != state_words.NONE
+                if not filled and not (ended and _shares_a_name(new, old)):
+                    continue
+            elif n.event == state_words.ENDS:
+                if o.event == state_words.NONE:
+                    continue
+            elif new.units <= old.units or old.units <= new.units:
+                continue  # said again (or confirmed with more), not changed
+            return n
+    return None
+
+
+# A thing's name: a capitalised word owning it ("Lucy's dinner") or before a noun naming
+# such a thing ("the Atlas launch", "the Pro plan"), or in quotes ("「青柠」").
+_NAME = re.compile(
+    r"\b(?P<owner>[A-Z][\w-]*)'s\b"
+    r"|\b(?P<before>[A-Z][\w-]*)\s+(?=(?:plan|launch|project|redesign|release|trip|team|app|service"
+    r"|dinner|party|meeting|sync|deadline|account|subscription|tier|budget)\b)"
+    r"|[「《“\"](?P<quoted>[^」》”\"]{1,20})[」》”\"]"
+    r"|(?<![A-Za-z])(?P<cjk>[A-Za-z][\w-]*)(?=项目|团队|小组|系统|产品)"
+)
+
+
+def _names(text: str) -> frozenset[str]:
+    """The names a fact gives the things it is about (``_NAME``)."""
+    found = set()
+    for match in _NAME.finditer(text):
+        name = next(group for group in match.groups() if group)
+        if name not in COMMON_WORDS:
+            found.add(intern(name.casefold()))
+    return frozenset(found)
+
+
+def _same_thing(new: Fact, old: Fact) -> bool:
+    """Whether two facts are about one thing: a word both say that is not a word every
+    such fact says (a day, a number, "plan", "trip"), and no two different names
+    ("Lucy's dinner" / "Dan's dinner"; "「青柠」" / "「蓝莓」"; ``_NAME``)."""
+    if new.names and old.names and new.names.isdisjoint(old.names):
+        return False
+    shared = (new.words & old.words) - state_words.GENERIC_WORDS
+    if any(word.isascii() for word in shared):
+        return True
+    chars = (new.units & old.units) - state_words.GENERIC_CHARS
+    return sum(1 for unit in chars if not unit.isascii()) >= 2
+
+
+def _shares_a_name(new: Fact, old: Fact) -> bool:
+    """Whether the new fact names what the old one holds ("Luna", "the Civic", "橘子")."""
+    return bool((new.words & old.words) - state_words.GENERIC_WORDS) or _same_thing(new, old)

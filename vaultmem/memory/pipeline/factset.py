@@ -21,6 +21,8 @@ from sys import intern
 
 from vaultmem.memory.language.conflicts import NO_WORDS, Fact, Match, cores_alike, judge
 from vaultmem.memory.language.slots import Slot
+from vaultmem.memory.language.state_words import CHANGES, IS, NONE
+from vaultmem.memory.language.states import State
 
 _MAX_CANDIDATES = 50
 _MAX_POSTING = 1000
@@ -43,6 +45,9 @@ class _Held:
     shift: bool
     additive: bool
     given_up: tuple[str, ...]
+    states: tuple[State, ...]
+    names: tuple[str, ...]
+    asks: bool
     flags: int  # the readings ``may_relate`` tests, as bits (``_Stance``)
 
     @classmethod
@@ -57,6 +62,9 @@ class _Held:
             fact.shift,
             fact.additive,
             _interned(fact.given_up),
+            fact.states,
+            _interned(fact.names),
+            fact.asks,
             _Stance.flags(fact),
         )
 
@@ -77,6 +85,9 @@ class _Held:
             self.shift,
             self.additive,
             given_up,
+            self.states,
+            frozenset(self.names) if self.names else NO_WORDS,
+            self.asks,
         )
 
     def own_units(self) -> tuple[str, ...]:
@@ -116,8 +127,8 @@ class _Stance:
     slot both fill, a negation either way, the opposite liking, a change said. Each held
     fact keeps its side as bits, so the test of a pair is one expression."""
 
-    SLOTS, NEGATED, LIKES, DISLIKES, SHIFT = 1, 2, 4, 8, 16
-    ALWAYS = SLOTS | SHIFT  # relate whatever the words: ``judge`` reads more than them
+    SLOTS, NEGATED, LIKES, DISLIKES, SHIFT, STATES, EMPTY = 1, 2, 4, 8, 16, 32, 64
+    ALWAYS = SLOTS | SHIFT | STATES | EMPTY  # relate whatever the words: ``judge`` reads more
 
     def __init__(self, new: Fact) -> None:
         self.new = new
@@ -127,6 +138,8 @@ class _Stance:
         self.flip = (self.NEGATED if new.negated else 0) | (self.SHIFT if new.shift else 0)
         self.test = (
             (self.SLOTS if new.slots else 0)
+            | (self.STATES if any(s.event in CHANGES for s in new.states) else 0)
+            | (self.EMPTY if any(s.event == IS for s in new.states) else 0)
             | self.NEGATED
             | {True: self.DISLIKES, False: self.LIKES, None: 0}[new.likes]
             | (self.SHIFT if new.shift else 0)
@@ -136,6 +149,8 @@ class _Stance:
     def flags(cls, fact: Fact) -> int:
         return (
             (cls.SLOTS if fact.slots else 0)
+            | (cls.STATES if fact.states else 0)
+            | (cls.EMPTY if any(s.event == NONE for s in fact.states) else 0)
             | (cls.NEGATED if fact.negated else 0)
             | {True: cls.LIKES, False: cls.DISLIKES, None: 0}[fact.likes]
             | (cls.SHIFT if fact.shift else 0)
@@ -192,6 +207,8 @@ class FactSet:
             self._postings[word].append(number)
         for slot in fact.slots:
             self._slot_numbers[(slot.subject, slot.attribute)][number] = None
+        for slot_key in _state_keys(fact):
+            self._slot_numbers[slot_key][number] = None
 
     def discard(self, key: str) -> None:
         if self._waiting is not None:
@@ -207,6 +224,8 @@ class FactSet:
             self._postings[word].remove(number)
         for slot in fact.slots:
             self._slot_numbers[(slot.subject, slot.attribute)].pop(number, None)
+        for slot_key in _state_keys(fact):
+            self._slot_numbers[slot_key].pop(number, None)
 
     def weigh(self, words: Iterable[str], idf: dict[str, float]) -> None:
         """Put in ``idf`` the weight of each of ``words`` it lacks: how rare the word is
@@ -277,11 +296,35 @@ class FactSet:
         for slot in new.slots:
             numbers = self._slot_numbers.get((slot.subject, slot.attribute), {})
             found.update(dict.fromkeys(islice(reversed(numbers), _MAX_SLOT_CANDIDATES)))
+        for key in _related_state_keys(new):
+            numbers = self._slot_numbers.get(key, {})
+            found.update(dict.fromkeys(islice(reversed(numbers), _MAX_SLOT_CANDIDATES)))
         postings = self._postings
         shared = [w for w in new.words if 0 < len(postings.get(w, ())) <= _MAX_POSTING]
         rare = sorted(shared, key=lambda w: (len(postings[w]), w))[:4]
         found.update(dict.fromkeys(_most_shared([postings[w] for w in rare], _MAX_CANDIDATES)))
         return list(found)
+
+
+# States share the slots' index, under keys no slot attribute has: a fact's states under
+# their kind, and its empty ones ("I'm single", "no pets") under their kind again.
+_STATE, _EMPTY = "state:", "empty:"
+
+
+def _state_keys(fact: Fact | _Held) -> list[tuple[str, str]]:
+    keys = [(state.subject, _STATE + state.kind) for state in fact.states]
+    keys += [(s.subject, _EMPTY + s.kind) for s in fact.states if s.event == NONE]
+    return keys
+
+
+def _related_state_keys(new: Fact) -> list[tuple[str, str]]:
+    """Where the earlier facts a new one's states may end are: a change, any state of its
+    kind; a state that holds, an empty one it fills ("I have a girlfriend")."""
+    return [
+        (state.subject, (_STATE if state.event in CHANGES else _EMPTY) + state.kind)
+        for state in new.states
+        if state.event in CHANGES or state.event == IS
+    ]
 
 
 def _posting() -> array[int]:

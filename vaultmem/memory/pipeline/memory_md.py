@@ -25,29 +25,41 @@ from vaultmem.config import MemoryConfig
 from vaultmem.memory.language.categories import is_lesson
 from vaultmem.memory.language.people import about, speaker, speakers
 from vaultmem.memory.language.score_cues import GREETING, REACTION
+from vaultmem.memory.language.states import states
 from vaultmem.memory.pipeline.facts import Fact
 from vaultmem.memory.pipeline.tiers import TIERS, tier
 from vaultmem.memory.pipeline.topics import Topic
-from vaultmem.notes.generated_block import Section, fit
+from vaultmem.notes.generated_block import Section, count_tokens, fit
 
 # What a profile needs first: a fact's kind, weighed (a kind not named weighs 1).
 _KIND_WEIGHT = {
-    "identity": 3.0,
-    "health": 3.0,
-    "safety": 3.0,
-    "status change": 2.5,
-    "setup": 2.0,
-    "relationship": 1.5,
-    "preference": 1.2,
-    "belief": 0.8,
+    "identity": 1.7,
+    "health": 1.7,
+    "safety": 1.7,
+    "status change": 1.6,
+    "setup": 1.4,
+    "relationship": 1.2,
+    "preference": 1.1,
+    "belief": 0.9,
 }
 _SELF = re.compile(r"(?i:\b(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b)|我")  # one's own news
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _WORD = re.compile(r"[^\W\d_]{4,}|[\u4e00-\u9fff]{2}")
 _PEOPLE_SHOWN = 6  # people with a section of their own
 _OWNER_LINES = 12
-_LINE_TOKENS = 55  # about what a line costs, to share the budget among the people
-_SHOWN_CHARS = 120  # of a fact's words
+_RESERVE_TOKENS = 160  # of the budget, for the sections after the people's
+_LEAST_PERSON_TOKENS = 150
+_SHOWN_CHARS = 70  # of a fact's words: its gist (``_gist``), short, so that many fit
+# What makes a line say something particular: a name, a number, a long word.
+_SPECIFIC = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+|\b\d+\b|\b[a-z]{7,}\b|[\u4e00-\u9fff]{2}")
+_NOTE = re.compile(
+    r"(?<!\[)\[(?!\[)[^\[\]]{1,300}\](?!\])"
+)  # "[shares a photo: ...]", not [[links]]
+# Kinds of standing fact a profile holds (``states``): who one is with, where, as what.
+_STANDING = frozenset(
+    "job workplace shift home partner pet vehicle school diet medication hospital licence role "
+    "membership hobby habit:coffee habit:smoking habit:alcohol habit:exercise habit:sleep".split()
+)
 
 
 def build_block(
@@ -66,16 +78,24 @@ def build_block(
     scored = sorted(live, key=lambda f: (-scores[id(f)], f.id or ""))
     shown: set[int] = set()
 
-    def lines(facts: list[Fact], limit: int | None = None, *, named: bool = True) -> list[str]:
+    def lines(
+        facts: list[Fact], limit: int | None = None, *, named: bool = True, tokens: int = 0
+    ) -> list[str]:
+        """The lines of ``facts`` not shown yet, at most ``limit`` of them, or as many as
+        ``tokens`` hold."""
         out: list[str] = []
         said: list[frozenset[str]] = []
         for fact in facts:
             words = _words(fact.text)
             if id(fact) in shown or any(_alike(words, other) for other in said):
                 continue
+            line = _line(fact, named)
+            tokens -= count_tokens(line)
+            if tokens < 0 and limit is None:
+                break
             shown.add(id(fact))
             said.append(words)
-            out.append(_line(fact, named))
+            out.append(line)
             if limit is not None and len(out) >= limit:
                 break
         return out
@@ -92,11 +112,14 @@ def build_block(
     )
     people = sorted((p for p in by_person if p is not None), key=lambda p: -len(by_person[p]))
     people = people[:_PEOPLE_SHOWN]
-    room = max(len(people), config.budget_tokens // _LINE_TOKENS - len(owner.lines) - 8)
+    # The people share what the owner's lines leave, less a reserve for the sections
+    # after them (the vault line, the active context's first lines).
+    room = config.budget_tokens - count_tokens("\n".join(owner.lines)) - _RESERVE_TOKENS
     sections = [owner]
     for person in people:
-        share = max(3, room // len(people))
-        sections.append(Section(person, lines(_profile(by_person[person]), share, named=False), 2))
+        share = max(_LEAST_PERSON_TOKENS, room // len(people))
+        facts = _profile(by_person[person])
+        sections.append(Section(person, lines(facts, named=False, tokens=share), 2))
     context = Section("Active context", _active_context(topics, open_tasks, today, config), 3)
     lessons = Section("Lessons", lines(rules, config.lessons), 4)
     recent = Section("Last days", lines(_highlights(live, today, config)), 5)
@@ -129,11 +152,19 @@ def _person(fact: Fact, speakers: set[str]) -> str | None:
 
 def _profile(facts: list[Fact]) -> list[Fact]:
     """A person's facts in the order a profile wants them: by kind (``_KIND_WEIGHT``),
-    one's own news before words about the world, then importance; the newest first."""
+    one's own news before words about the world, a standing fact (a job, a home, a
+    partner, pets, school, a habit: ``states``) before an event, then importance; the
+    newest first; a fact naming particular things (names, numbers, long words: ``_SPECIFIC``)
+    before a vague one. A fact that only asks or reacts comes last."""
 
     def weight(fact: Fact) -> float:
-        own = 1.5 if _SELF.search(_unnamed(fact.text)) else 1.0
-        return _KIND_WEIGHT.get(fact.kind, 1.0) * own * fact.importance
+        words = _unnamed(fact.text)
+        own = 1.5 if _SELF.search(words) else 1.0
+        standing = 1.5 if any(s.kind in _STANDING for s in states(fact.text)) else 1.0
+        told = 1.0 if _told(words) else 0.2
+        kind = _KIND_WEIGHT.get(fact.kind, 1.0)
+        specific = min(1.6, 0.7 + 0.1 * len(_SPECIFIC.findall(_gist(words))))
+        return kind * own * standing * told * specific * fact.importance
 
     newest = sorted(facts, key=lambda f: f.day or dt.date.min, reverse=True)
     return sorted(newest, key=weight, reverse=True)
@@ -143,6 +174,37 @@ def _unnamed(text: str) -> str:
     """A conversation's line without its speaker's name (``Caroline: ``)."""
     said_by = speaker(text)
     return text.split(":", 1)[1].lstrip() if said_by else text
+
+
+def _told(text: str) -> bool:
+    """Whether a line tells something: a sentence that neither asks nor only reacts."""
+    return any(not _asks_or_reacts(sentence) for sentence in _sentences(text))
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a line, without bracketed notes ("[shares a photo: ...]")."""
+    return [s for s in _SENTENCE_END.split(_NOTE.sub(" ", text).strip()) if s.strip()]
+
+
+def _asks_or_reacts(sentence: str) -> bool:
+    if sentence.rstrip().endswith(("?", "？")):
+        return True
+    return not _SELF.search(sentence) and bool(REACTION.match(sentence) or GREETING.match(sentence))
+
+
+def _gist(text: str) -> str:
+    """What a line tells, for a profile: its sentence that says most of oneself (the most
+    particular words: ``_SPECIFIC``), then the others that neither ask nor only react,
+    in their order, up to ``_SHOWN_CHARS``; the whole line when none is left."""
+    sentences = [s.strip() for s in _sentences(text) if not _asks_or_reacts(s)]
+    if not sentences:
+        return _news(text)
+    best = max(sentences, key=lambda s: (bool(_SELF.search(s)), len(_SPECIFIC.findall(s))))
+    kept = [best]
+    for sentence in sentences:
+        if sentence is not best and len(" ".join([*kept, sentence])) <= _SHOWN_CHARS:
+            kept.append(sentence)
+    return " ".join(sorted(kept, key=sentences.index))
 
 
 def _news(text: str) -> str:
@@ -171,7 +233,7 @@ def _line(fact: Fact, with_name: bool) -> str:
     """``- words (DAY) (cite)``: the words without the greetings and reactions they open
     with; under a person's own heading, without their name."""
     words = _unnamed(fact.text)
-    text = _news(words)
+    text = _gist(words)
     if with_name and words != fact.text:
         text = fact.text[: len(fact.text) - len(words)] + text
     text = text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"

@@ -1,0 +1,220 @@
+"""States: the standing facts about someone that change over time, read coarsely.
+
+A slot (``slots.py``) reads a value exactly ("I live in Berlin": residence, berlin) and
+two values of one slot contradict whatever the wording. Most changes are not said so: "Got
+my own studio downtown, no more curfews" ends "I'm living with my parents"; "Starting
+Monday I'm on the design team at Figma" ends "I work as a barista"; "戒烟三个月了" ends
+"我一天得抽一包烟". They share no value and often no word, but they fill one kind of
+standing fact (a home, a job, a habit) of one person, and the later one says a change.
+
+So a fact's states are ``(subject, kind, event)``: whose, which kind (``state_words``:
+job, home, partner, pet, school, a habit, a plan or a date, a price, a project's tools...),
+and what the clause says of it: it holds (``is``), it is empty (``none``: "I'm single",
+"我没养宠物"), or it ``starts``, ``ends`` or ``moves`` to another value. A clause says no
+change when it asks, wishes, guesses ("should we get a dog?", "要不要"), tells the past
+("back in college", "实习过"), something passing ("just for today", "这周在北京出差") or
+going on ("still", "照常"), or opens with "when" or "if"; "also", "too", "兼职" make a new
+value an addition. ``conflicts.judge`` decides whether a change of the new fact ends a
+state of the old one.
+
+The subject is the speaker for the first person, a person named at the clause's start
+("Grandma", "王磊", "my sister"), or the sentence's subject when the clause has none
+("Sold the Civic, I'm on a bike now"). Things (a plan, a price, a project's tools, a role)
+are the speaker's, and the two facts must name the same thing (``conflicts``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vaultmem.memory.language import slot_words
+from vaultmem.memory.language import state_words as w
+from vaultmem.memory.language.gates import Line
+from vaultmem.memory.language.people import COMMON_WORDS
+from vaultmem.memory.language.slot_phrases import OWNER
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """``subject``'s state of ``kind``: it holds, is empty, starts, ends or moves."""
+
+    subject: str
+    kind: str
+    event: str
+
+
+NO_STATES: tuple[State, ...] = ()
+THING = ""  # the subject of a clause about a thing ("the launch"): no person's state
+PRONOUN = "?"  # "she", "他": whoever was named before
+
+
+def states(text: str, speaker: str = "") -> tuple[State, ...]:
+    """Every state the text says, each once (``speaker``: whose "I" it is; a
+    conversation's "Name: ..." names its own). A capture request ("Remember: ...") is
+    no part of what it says: ``triggers.strip_triggers`` it first."""
+    # Most facts say no state: the patterns their words admit are tried on the whole
+    # text before it is cut into clauses.
+    patterns = [p for p in _admitted(text) if p[3].search(text)]
+    if not patterns:
+        return NO_STATES
+    said = slot_words.SPEAKER.match(text)
+    if said is not None and said.group("name").casefold() not in slot_words.TRIGGERS:
+        speaker, text = said.group("name").casefold(), text[said.end() :]
+    owner = speaker or OWNER
+    found: dict[State, None] = {}
+    for sentence in w.SENTENCE.split(text):
+        clauses = [c.strip() for c in w.CLAUSE.split(sentence) if c and c.strip()]
+        if not clauses or w.QUESTION.search(sentence):
+            continue
+        # A sentence telling the past tells it in each clause ("大学时我谈过一个女朋友，
+        # 毕业就分了"), unless a clause says "now".
+        past = any(w.PAST.search(clause) for clause in clauses)
+        subject = _subject(clauses[0], owner, opener=True) or owner
+        for clause in clauses:
+            named = _subject(clause, owner, opener=False)
+            if named == PRONOUN:  # "she", "they": the one named before, never the owner
+                subject = THING if subject == owner else subject
+            elif named is not None:
+                subject = named
+            if past and not w.NOW.search(clause):
+                continue
+            for state in _clause_states(clause, subject, owner, patterns):
+                found.setdefault(state, None)
+    return tuple(found)
+
+
+def _clause_states(clause: str, subject: str, owner: str, patterns: list[_Pattern]) -> list[State]:
+    """The states one clause says of ``subject`` (its own, or the sentence's)."""
+    cjk = w.HAS_CJK.search(clause) is not None
+    matches = [
+        (kind, event, match)
+        for kind, event, is_cjk, pattern in patterns
+        if is_cjk == cjk and (match := pattern.search(clause)) is not None
+    ]
+    if not matches or w.UNSURE.search(clause):
+        return []
+    still = w.SUBORDINATE.match(clause) or w.PASSING.search(clause) or w.GOES_ON.search(clause)
+    also = w.ALSO.search(clause) is not None
+    intent = w.INTENT.search(clause) is not None
+    now = w.NOW.search(clause) is not None
+    out: list[State] = []
+    # "I don't have a dog" says none, not also "have a dog".
+    empty = {kind for kind, event, _ in matches if event == w.NONE}
+    for kind, event, match in matches:
+        if event == w.IS and kind in empty:
+            continue
+        if kind in w.HABITS and event == w.IS:
+            if w.HABIT_ENDS.search(clause):
+                event = w.ENDS
+            elif w.HABIT_STARTS.search(clause):
+                event = w.STARTS
+        if event == w.IS and now:
+            event = w.NOW_IS
+        if event in w.CHANGES:
+            negated = w.NEGATED_CUE.search(clause[: match.start()]) is not None
+            if still or negated or (intent and kind != "plan") or (also and event != w.ENDS):
+                event = w.IS
+        if kind in w.OF_A_THING:
+            out.append(State(owner, kind, event))
+        elif kind == "partner" and w.FIRST_PERSON_OBJECT.search(clause):
+            out.append(State(owner, kind, event))  # "Luis is my boyfriend": the speaker's
+        elif subject != THING:
+            out.append(State(subject, kind, event))
+    return out
+
+
+_Pattern = tuple[str, str, bool, re.Pattern[str]]  # kind, event, CJK, pattern
+# Every pattern, English then Chinese, with whether it reads CJK text.
+_PATTERNS: tuple[_Pattern, ...] = tuple(
+    [(kind, event, False, pattern) for kind, event, pattern in w.STATES]
+    + [(kind, event, True, pattern) for kind, event, pattern in w.CJK_STATES]
+)
+# The patterns by their pieces (``state_words.pieces``): Latin words whole, stems by their
+# first three letters; CJK characters; a price by its sign ("$29").
+_BY_WORD: dict[str, list[int]] = {}
+_BY_STEM: dict[str, list[tuple[str, int]]] = {}
+_BY_CHARACTER: dict[str, list[int]] = {}
+_WITH_SYMBOL: list[int] = []
+for _number, (_kind, _event, _cjk, _pattern) in enumerate(_PATTERNS):
+    for _piece, _stem in w.pieces(_pattern.pattern).items():
+        if _stem:
+            _BY_STEM.setdefault(_piece[:3], []).append((_piece, _number))
+        else:
+            _BY_WORD.setdefault(_piece, []).append(_number)
+    for _character in w.cjk_characters(_pattern.pattern):
+        _BY_CHARACTER.setdefault(_character, []).append(_number)
+    if w.CURRENCY.search(_pattern.pattern):
+        _WITH_SYMBOL.append(_number)
+_LATIN_WORD = re.compile(r"[a-z0-9]+")  # not ``Line.tokens``: "是我last" is one \w run
+
+
+def _admitted(text: str) -> list[_Pattern]:
+    """The patterns the text may match, in table order: its words' and characters'."""
+    line = Line.of(text)
+    numbers: set[int] = set()
+    for token in set(_LATIN_WORD.findall(line.folded)) if not line.ascii else line.tokens:
+        numbers.update(_BY_WORD.get(token, ()))
+        for piece, number in _BY_STEM.get(token[:3], ()):
+            if token.startswith(piece):
+                numbers.add(number)
+    if line.digit and w.CURRENCY.search(text):
+        numbers.update(_WITH_SYMBOL)
+    if not line.ascii:
+        for character in set(text).intersection(_BY_CHARACTER):
+            numbers.update(_BY_CHARACTER[character])
+    return [_PATTERNS[number] for number in sorted(numbers)]
+
+
+def _subject(clause: str, owner: str, opener: bool) -> str | None:
+    """Whom a clause names as its subject, if it names one: the first person, a kin
+    ("my sister", "我姐"), or (in a sentence's first clause) a person's name."""
+    if w.HAS_CJK.match(clause):
+        return _cjk_subject(w.CJK_LEAD.sub("", clause), owner, opener)
+    head = slot_words.TOKEN.findall(clause)[:4]
+    lowered = [token.casefold() for token in head]
+    if not lowered:
+        return None
+    if lowered[0] in w.THIRD_PERSON:
+        return PRONOUN
+    if lowered[0] in w.OWNER_WORDS or lowered[:2] == ["the", "user"]:
+        return owner  # an assistant's notes: "User prefers tea"
+    if any(token in slot_words.FIRST_PERSON for token in lowered):
+        return owner
+    if opener and lowered[0] in w.THING_OPENERS:
+        return THING  # "The launch is moving to March": no one's home
+    if len(head) > 1 and lowered[0] in ("my", "our"):
+        kin = lowered[1].removesuffix("'s")
+        return f"{owner}'s {kin}" if kin in w.KIN_WORDS else None
+    if opener and len(head) > 1 and head[0][0].isupper():
+        return _named(head[0], lowered, owner)
+    return None
+
+
+def _named(word: str, lowered: list[str], owner: str) -> str | None:
+    """The person a sentence opens with ("Grandma moved", "Marco's wife", "Kate's
+    divorce"), or ``None`` for a capitalised word that is no one's name."""
+    first = lowered[0].removesuffix("'s")
+    if first in w.KIN_WORDS:
+        return f"{owner}'s {first}"
+    if word.removesuffix("'s") in COMMON_WORDS:
+        return None
+    if lowered[0].endswith("'s") and lowered[1] not in w.AFTER_IS:
+        # "Marco's wife": not Marco; "Kate's divorce": Kate
+        return f"{first}'s {lowered[1]}" if lowered[1] in w.KIN_WORDS else first
+    return first if w.AFTER_NAME.match(" ".join(lowered[1:])) else None
+
+
+def _cjk_subject(clause: str, owner: str, opener: bool) -> str | None:
+    """``_subject`` of a Chinese clause, its opening time words dropped."""
+    kin = w.KIN.match(clause)
+    if kin is not None:
+        return f"{owner}'s {kin.group('kin')}"
+    if w.CJK_OWNER.match(clause) or clause.startswith(("用户", "主人")):
+        return owner
+    found = w.CJK_NAME.match(clause) if opener else None
+    if found is None or w.CJK_NUMERAL.search(found.group("name")):
+        return None
+    name: str = found.group("name")
+    kin = w.KIN_AFTER_NAME.match(clause, found.end())
+    return f"{name}'s {kin.group('kin')}" if kin else name
