@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.errors import AmbiguousIdError, ConfigError, PathOutsideVaultError, VaultmemError
+from vaultmem.notes.generated_block import CONTEXT_MARKER as MARKER
 from vaultmem.notes.generated_block import count_tokens
-from vaultmem.recall.context_block import MARKER, link_to, memory_share
+from vaultmem.recall.context_block import link_to, memory_share
 
 TODAY = dt.date(2026, 11, 22)
 YESTERDAY = "2026-11-21"

@@ -22,6 +22,10 @@ from vaultmem.notes.cjk import CJK_CHARACTERS
 
 BEGIN = "<!-- vaultmem:begin -->"
 END = "<!-- vaultmem:end -->"
+CONTEXT_MARKER = "<!-- vaultmem:context -->"  # opens the block ``vaultmem context`` prints
+# Lines holding these are vaultmem's own output echoed back (a block pasted into a chat):
+# never remembered, never recalled.
+ECHO_MARKERS = (BEGIN, END, CONTEXT_MARKER)
 # The smallest prompt block: the marker line, a heading and one cited line.
 MIN_BUDGET = 40
 _PIECES = re.compile(rf"([{CJK_CHARACTERS}]+)|([^\W_]+)|(\S)")

@@ -29,15 +29,23 @@ from vaultmem.memory.pipeline.facts import (
     Entry,
     Fact,
     daily_date,
+    daily_path,
     parse_entries,
     parse_entry,
     source_key,
     without_any_field,
     without_fields,
 )
-from vaultmem.memory.pipeline.remember import ECHO_MARKERS, daily_note_path
 from vaultmem.notes.files import is_file, read_note, resolve_in_vault, stat_note
-from vaultmem.notes.generated_block import BEGIN, END, MIN_BUDGET, block_of, count_tokens
+from vaultmem.notes.generated_block import (
+    BEGIN,
+    CONTEXT_MARKER,
+    ECHO_MARKERS,
+    END,
+    MIN_BUDGET,
+    block_of,
+    count_tokens,
+)
 from vaultmem.notes.parse import parse_document
 from vaultmem.search.keyword import Hit, link_to, note_name
 from vaultmem.search.results import fact_cited, mark_hits, memories_of
@@ -45,7 +53,6 @@ from vaultmem.search.results import fact_cited, mark_hits, memories_of
 if TYPE_CHECKING:
     from vaultmem.vault_view import VaultView
 
-MARKER = "<!-- vaultmem:context -->"
 RECALL_HITS = 30  # hits asked of search at least
 _TOKENS_PER_HIT = 30  # and one more for each so many tokens of budget (a line is more)
 _MOST_HITS = 200
@@ -144,7 +151,7 @@ def build_context(
         raise VaultmemError(f"the budget must be at least {MIN_BUDGET} tokens, got {budget}")
     memory = Part("MEMORY.md")
     recall = Part("Recall")
-    filler = _Filler(budget, count_tokens(MARKER))
+    filler = _Filler(budget, count_tokens(CONTEXT_MARKER))
     memory_lines = _memory_items(vault)
     if query and query.strip():
         live, replaced = _recall_items(vault, query, agent, today, budget)
@@ -171,7 +178,7 @@ def build_context(
             filler.fill_latest(part, lines)
             days.append(part)
     parts = [p for p in (memory, recall, *days) if p.items]
-    text = "\n\n".join([MARKER, *(part.render() for part in parts)])
+    text = "\n\n".join([CONTEXT_MARKER, *(part.render() for part in parts)])
     return ContextBlock(text, count_tokens(text), budget, parts, recall.items)
 
 
@@ -424,7 +431,7 @@ def daily_notes(vault: VaultView, day: dt.date) -> list[str]:
         for rel in (f"{folder}/{name}" if folder else name for name in found)
         if (note := stat_note(vault.root, rel, exclude)) is not None and note.skip_reason is None
     ]
-    return [daily_note_path(day, folder), *slugs]
+    return [daily_path(day.isoformat(), folder), *slugs]
 
 
 _SLUG_NAME = re.compile(r"\d{4}-\d{2}-\d{2}-")

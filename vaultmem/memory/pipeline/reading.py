@@ -39,8 +39,9 @@ from vaultmem.memory.pipeline.facts import (
     parse_entries,
     source_key,
 )
-from vaultmem.memory.pipeline.remember import ECHO_MARKERS, NOISE_PREFIXES
+from vaultmem.memory.pipeline.remember import NOISE_PREFIXES
 from vaultmem.notes.files import FileStat, read_note, scan_notes
+from vaultmem.notes.generated_block import ECHO_MARKERS
 from vaultmem.notes.merge import is_conflict_copy
 from vaultmem.workers import forked
 

@@ -38,6 +38,7 @@ from vaultmem.memory.language.secrets import mask_secrets as mask_secrets
 from vaultmem.memory.pipeline.facts import daily_path, long_note_path
 from vaultmem.notes.date_range import check_day
 from vaultmem.notes.decode import REPLACEMENT
+from vaultmem.notes.generated_block import ECHO_MARKERS
 from vaultmem.notes.parse import CODE_SPAN, parse_document
 from vaultmem.notes.state import STATE_DIR, vault_write_lock
 from vaultmem.notes.writes import append_text, atomic_write, inside_vault, uses_crlf
@@ -46,7 +47,6 @@ NOISE_PREFIXES = ("[cron:", "[heartbeat", "[memory context]")
 # The tag a tag holding a secret becomes (``#ghp_...`` -> ``#secret-masked``).
 SECRET_TAG = "secret-masked"
 # vaultmem's own blocks: text holding these markers is an echo of what vaultmem wrote.
-ECHO_MARKERS = ("<!-- vaultmem:begin -->", "<!-- vaultmem:end -->", "<!-- vaultmem:context -->")
 
 # The most bytes of words one daily line holds (64 KiB): a longer message would make its
 # day's note too large to index (``index.max_file_bytes``) and slow every reader of it. Its
