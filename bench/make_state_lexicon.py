@@ -45,7 +45,8 @@ SPLIT = {
 # context, or no rule should.
 BROAD = frozenset(
     """i'm a|i am a|i'm an|i'm the|taken|my company|our company|at work|on the team|joined|
-    joining|promotion|quit|fired|dropped|skipped|confirmed|planned|announced|scheduled|booked|
+    joining|just joined|joined a|i've joined|promotion|quit|fired|dropped|skipped|confirmed|
+    planned|announced|scheduled|booked|
     i booked|is on|i have a|i've got a|i own|renting|my place|my house|our house|our place|
     our home|my old|settled in|settling in|first home|moving day|last night in|left home|
     no place|nomad|taken|single|married|separated|divorced|widowed|dumped|it's over|
@@ -57,6 +58,14 @@ BROAD = frozenset(
     宿舍|我住|租了|租了个|搬家|换|换了|新|停了|退了|没了|走了|还|也|想|了""".replace(
         "\n", ""
     ).split("|")
+)
+
+
+# Words of four letters or more that name nothing ("over it", "i'm taking").
+PLAIN = frozenset(
+    """over taking take takes have having with from been going getting doing made make back
+    into just that this them then they what when your will still some more time very really
+    about again after there their here where which would could should being""".split()
 )
 
 
@@ -72,14 +81,18 @@ def kinds_of(kind: str, phrase: str) -> list[str]:
 
 
 def usable(phrase: str, chinese: bool) -> bool:
-    """Not broad, and naming something: two CJK characters, or an English word of four
-    letters or more ("i'm on", "on the" name nothing)."""
+    """Not broad, and naming something: two CJK characters, or two English words or more,
+    one of four letters or more. A single English word names too many things at once
+    ("sunset": a product retired, or the evening; "homeless": one's state, or a shelter
+    one helps at; "into", "learning", "free"); "i'm on", "on the" name nothing."""
     phrase = phrase.strip()
     if phrase in BROAD:
         return False
     if chinese:
         return len(phrase) >= 2
-    return any(len(word) >= 4 for word in re.findall(r"[a-z]+", phrase))
+    words = re.findall(r"[a-z]+", phrase)
+    named = [word for word in words if len(word) >= 4 and word not in PLAIN]
+    return len(phrase.split()) >= 2 and bool(named)
 
 
 def main() -> None:

@@ -79,6 +79,7 @@ class Item:
     keys: frozenset[str] = frozenset()  # what makes two items one memory
     group: str = ""  # the heading it is shown under in its section ("" for none)
     order: tuple[Any, ...] = ()  # where it stands in its section: group, then line
+    rank: int = 0  # its place among a query's hits, best first
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -160,13 +161,19 @@ def build_context(
         filler.fill(recall, live[1:], limit=budget - memory_share(budget))
         shown = {key for item in recall.items for key in item.keys}
         found = {key for item in live + replaced for key in item.keys}
-        # The lines of MEMORY.md that bear on the query first, then the rest in order.
-        bearing = [i for i in memory_lines if i.keys & found and not i.keys & shown]
+        # The lines of MEMORY.md that bear on the query first, each as its memory's whole
+        # words (a profile line shows a fact's gist), then the rest in order.
+        whole = {key: item for item in live for key in item.keys}
+        bearing = [
+            _in_memory_md(i, whole) for i in memory_lines if i.keys & found and not i.keys & shown
+        ]
         rest = [i for i in memory_lines if not i.keys & found]
         filler.fill(memory, bearing + rest)
         taken = shown | {key for item in memory.items for key in item.keys}
-        filler.fill(recall, [i for i in live if not i.keys & taken])
-        filler.fill(recall, replaced)  # history, marked, only where room is left
+        # The room left: the rest, a memory made history (marked) a few places after
+        # where its relevance ranks it, so the current one comes first.
+        rest_live = [i for i in live if not i.keys & taken]
+        filler.fill(recall, _after_current(rest_live, replaced))
     else:
         filler.fill(memory, memory_lines, stop_early=True)
     on_show = {key for part in (memory, recall) for item in part.items for key in item.keys}
@@ -180,6 +187,23 @@ def build_context(
     parts = [p for p in (memory, recall, *days) if p.items]
     text = "\n\n".join([CONTEXT_MARKER, *(part.render() for part in parts)])
     return ContextBlock(text, count_tokens(text), budget, parts, recall.items)
+
+
+def _after_current(rest: list[Item], replaced: list[Item]) -> list[Item]:
+    """``rest`` (live items, best first) with each of ``replaced`` put ``_HISTORY_LAG``
+    places after the live items ranked above it (``Item.rank``)."""
+    merged = list(rest)
+    for item in sorted(replaced, key=lambda i: i.rank, reverse=True):
+        above = sum(1 for other in rest if other.rank < item.rank)
+        merged.insert(min(len(merged), above + _HISTORY_LAG), item)
+    return merged
+
+
+def _in_memory_md(line: Item, whole: dict[str, Item]) -> Item:
+    """A ``MEMORY.md`` line as its recalled memory (all its words and its link) under the
+    line's heading; the line itself when recall holds no live memory of it."""
+    found = next((whole[key] for key in sorted(line.keys) if key in whole), None)
+    return line if found is None else replace(found, group=line.group, keys=line.keys | found.keys)
 
 
 class _Filler:
@@ -292,7 +316,7 @@ def _recall_items(
     vault: VaultView, query: str, agent: str | None, today: dt.date, budget: int
 ) -> tuple[list[Item], list[Item]]:
     """The hits for ``query``, one item per memory, best first: the live ones, and those
-    struck or made history by a later fact (marked, for the room left at the end).
+    struck or made history by a later fact (marked; ``_after_current`` places them).
     Marker lines, front matter, headings and lines of fields alone are not memories."""
     limit = min(max(budget // _TOKENS_PER_HIT, RECALL_HITS), _MOST_HITS)
     hits = vault.search(query, limit=limit, agent=agent, track=False, today=today, context=0)
@@ -307,11 +331,12 @@ def _recall_items(
         if found.kind not in _NOT_MEMORIES
         and (hit := _as_memory(vault, found, today, generated)) is not None
     ]
-    for hit, memory in zip(memories, memories_of(vault.db.conn, memories, folder), strict=True):
+    pairs = zip(memories, memories_of(vault.db.conn, memories, folder), strict=True)
+    for rank, (hit, memory) in enumerate(pairs):
         item = _recalled(hit, folder)
         if item is None or memory.keys & seen or item.keys & seen:
             continue
-        item = replace(item, keys=item.keys | memory.keys)
+        item = replace(item, keys=item.keys | memory.keys, rank=rank)
         seen |= item.keys
         if _forgotten(hit) or (memory.stale and not memory.replaced_by):
             continue  # taken back by ``forget``: not a memory any more
@@ -321,6 +346,9 @@ def _recall_items(
         else:
             live.append(item)
     return live, replaced
+
+
+_HISTORY_LAG = int(os.environ.get("HL", "3"))
 
 
 def _forgotten(hit: Hit) -> bool:
