@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from vaultmem.memory.language import slot_words
 from vaultmem.memory.language import state_words as w
-from vaultmem.memory.language.gates import Line
+from vaultmem.memory.language.gates import Line, fold
 from vaultmem.memory.language.people import COMMON_WORDS
 from vaultmem.memory.language.slot_phrases import OWNER
 
@@ -53,23 +53,24 @@ def states(text: str, speaker: str = "") -> tuple[State, ...]:
     """Every state the text says, each once (``speaker``: whose "I" it is; a
     conversation's "Name: ..." names its own). A capture request ("Remember: ...") is
     no part of what it says: ``triggers.strip_triggers`` it first."""
-    # Most facts say no state: the patterns their words admit are tried on the whole
-    # text before it is cut into clauses.
-    patterns = [p for p in _admitted(text) if p[3].search(text)]
-    if not patterns:
-        return NO_STATES
     said = slot_words.SPEAKER.match(text)
     if said is not None and said.group("name").casefold() not in slot_words.TRIGGERS:
         speaker, text = said.group("name").casefold(), text[said.end() :]
     owner = speaker or OWNER
+    text = text.strip()
+    patterns, whole = _searched(text)
+    phrases = _phrases(text)
+    if not patterns and not phrases:
+        return NO_STATES
     found: dict[State, None] = {}
-    for sentence in w.SENTENCE.split(text):
+    sentences = w.SENTENCE.split(text)
+    for sentence in sentences:
         clauses = [c.strip() for c in w.CLAUSE.split(sentence) if c and c.strip()]
         if not clauses or w.QUESTION.search(sentence):
             continue
         # A sentence telling the past tells it in each clause ("大学时我谈过一个女朋友，
-        # 毕业就分了"), unless a clause says "now".
-        past = any(w.PAST.search(clause) for clause in clauses)
+        # 毕业就分了"), unless a clause says "now" (read once a clause says a state).
+        past: bool | None = None
         subject = _subject(clauses[0], owner, opener=True) or owner
         for clause in clauses:
             named = _subject(clause, owner, opener=False)
@@ -77,21 +78,64 @@ def states(text: str, speaker: str = "") -> tuple[State, ...]:
                 subject = THING if subject == owner else subject
             elif named is not None:
                 subject = named
+            alone = len(sentences) == 1 and len(clauses) == 1 and text.startswith(clause)
+            known = whole + phrases if alone else None
+            said_here = _clause_states(clause, subject, owner, patterns, bool(phrases), known)
+            if not said_here:
+                continue
+            if past is None:
+                past = any(w.PAST.search(other) for other in clauses)
             if past and not w.NOW.search(clause):
                 continue
-            for state in _clause_states(clause, subject, owner, patterns):
+            for state in said_here:
                 found.setdefault(state, None)
     return tuple(found)
 
 
-def _clause_states(clause: str, subject: str, owner: str, patterns: list[_Pattern]) -> list[State]:
-    """The states one clause says of ``subject`` (its own, or the sentence's)."""
+def _searched(text: str) -> tuple[list[_Pattern], list[tuple[str, str, int]]]:
+    """The patterns that match the text, and ``(kind, event, where)`` of their matches in
+    its script. Most facts say no state: the patterns their words admit are tried on the
+    whole text before it is cut into clauses; most facts are one clause, read so once."""
+    folded = fold(text)
+    cjk = w.HAS_CJK.search(text) is not None
+    patterns, whole = [], []
+    for pattern in _admitted(text):
+        match = pattern[3].search(text if pattern[3] in w.CASED else folded)
+        if match is not None:
+            patterns.append(pattern)
+            if pattern[2] == cjk:
+                whole.append((pattern[0], pattern[1], match.start()))
+    return patterns, whole
+
+
+def _clause_matches(
+    clause: str, patterns: list[_Pattern], phrases: bool
+) -> list[tuple[str, str, int]]:
+    """``(kind, event, where)`` of each pattern (and lexicon phrase) the clause holds."""
     cjk = w.HAS_CJK.search(clause) is not None
+    folded = fold(clause)
     matches = [
-        (kind, event, match)
+        (kind, event, match.start())
         for kind, event, is_cjk, pattern in patterns
-        if is_cjk == cjk and (match := pattern.search(clause)) is not None
+        if is_cjk == cjk
+        and (match := pattern.search(clause if pattern in w.CASED else folded)) is not None
     ]
+    if phrases:  # the whole text holds a lexicon phrase: which clause
+        matches += _phrases(clause)
+    return matches
+
+
+def _clause_states(
+    clause: str,
+    subject: str,
+    owner: str,
+    patterns: list[_Pattern],
+    phrases: bool,
+    known: list[tuple[str, str, int]] | None = None,
+) -> list[State]:
+    """The states one clause says of ``subject`` (its own, or the sentence's); ``known``:
+    its matches, when the clause is the whole text (searched already)."""
+    matches = known if known is not None else _clause_matches(clause, patterns, phrases)
     if not matches or w.UNSURE.search(clause):
         return []
     still = w.SUBORDINATE.match(clause) or w.PASSING.search(clause) or w.GOES_ON.search(clause)
@@ -101,20 +145,19 @@ def _clause_states(clause: str, subject: str, owner: str, patterns: list[_Patter
     out: list[State] = []
     # "I don't have a dog" says none, not also "have a dog".
     empty = {kind for kind, event, _ in matches if event == w.NONE}
-    for kind, event, match in matches:
+    for kind, event, start in matches:
         if event == w.IS and kind in empty:
             continue
         if kind in w.HABITS and event == w.IS:
-            if w.HABIT_ENDS.search(clause):
-                event = w.ENDS
-            elif w.HABIT_STARTS.search(clause):
-                event = w.STARTS
+            event = _habit_event(clause)
         if event == w.IS and now:
             event = w.NOW_IS
         if event in w.CHANGES:
-            negated = w.NEGATED_CUE.search(clause[: match.start()]) is not None
+            negated = w.NEGATED_CUE.search(clause[:start]) is not None
             if still or negated or (intent and kind != "plan") or (also and event != w.ENDS):
                 event = w.IS
+        if any(state.kind == kind and state.event == event for state in out):
+            continue  # a pattern and a phrase of one kind and event: said once
         if kind in w.OF_A_THING:
             out.append(State(owner, kind, event))
         elif kind == "partner" and w.FIRST_PERSON_OBJECT.search(clause):
@@ -122,6 +165,13 @@ def _clause_states(clause: str, subject: str, owner: str, patterns: list[_Patter
         elif subject != THING:
             out.append(State(subject, kind, event))
     return out
+
+
+def _habit_event(clause: str) -> str:
+    """A habit said to end ("quit", "戒") or start ("took up"), or to hold."""
+    if w.HABIT_ENDS.search(clause):
+        return w.ENDS
+    return w.STARTS if w.HABIT_STARTS.search(clause) else w.IS
 
 
 _Pattern = tuple[str, str, bool, re.Pattern[str]]  # kind, event, CJK, pattern
@@ -146,6 +196,7 @@ for _number, (_kind, _event, _cjk, _pattern) in enumerate(_PATTERNS):
         _BY_CHARACTER.setdefault(_character, []).append(_number)
     if w.CURRENCY.search(_pattern.pattern):
         _WITH_SYMBOL.append(_number)
+_WORDS = frozenset(_BY_WORD)
 _LATIN_WORD = re.compile(r"[a-z0-9]+")  # not ``Line.tokens``: "是我last" is one \w run
 
 
@@ -153,17 +204,48 @@ def _admitted(text: str) -> list[_Pattern]:
     """The patterns the text may match, in table order: its words' and characters'."""
     line = Line.of(text)
     numbers: set[int] = set()
-    for token in set(_LATIN_WORD.findall(line.folded)) if not line.ascii else line.tokens:
-        numbers.update(_BY_WORD.get(token, ()))
-        for piece, number in _BY_STEM.get(token[:3], ()):
-            if token.startswith(piece):
-                numbers.add(number)
+    tokens = line.tokens if line.ascii else frozenset(_LATIN_WORD.findall(line.folded))
+    for token in tokens & _WORDS:
+        numbers.update(_BY_WORD[token])
+    for token in tokens:
+        stems = _BY_STEM.get(token[:3])
+        if stems is not None:
+            for piece, number in stems:
+                if token.startswith(piece):
+                    numbers.add(number)
     if line.digit and w.CURRENCY.search(text):
         numbers.update(_WITH_SYMBOL)
     if not line.ascii:
         for character in set(text).intersection(_BY_CHARACTER):
             numbers.update(_BY_CHARACTER[character])
     return [_PATTERNS[number] for number in sorted(numbers)]
+
+
+def _phrases(text: str) -> list[tuple[str, str, int]]:
+    """``(kind, event, where)`` of each lexicon phrase in the text (``state_words``):
+    English ones as whole words, Chinese ones anywhere."""
+    found: list[tuple[str, str, int]] = []
+    if text.isascii() or w.HAS_CJK.search(text) is None:
+        if Line.of(text).tokens.isdisjoint(w.PHRASE_WORDS):
+            return found  # no phrase's longest word: no phrase
+        folded = text.casefold().replace("’", "'")
+        words = [(m.group(), m.start()) for m in w.EN_WORD.finditer(folded)]
+        for first, (word, where) in enumerate(words):
+            key: tuple[str, ...] = (word,)
+            step = first + 1
+            while key in w.PHRASE_PREFIXES:  # a phrase starts so: read on
+                for kind, event in w.PHRASES_EN.get(key, ()):
+                    found.append((kind, event, where))
+                if step == len(words):
+                    break
+                key += (words[step][0],)
+                step += 1
+        return found
+    for start in range(len(text) - 1):
+        for phrase, kind, event in w.PHRASES_ZH.get(text[start : start + 2], ()):
+            if text.startswith(phrase, start):
+                found.append((kind, event, start))
+    return found
 
 
 def _subject(clause: str, owner: str, opener: bool) -> str | None:

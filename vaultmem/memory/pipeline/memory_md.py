@@ -47,6 +47,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _WORD = re.compile(r"[^\W\d_]{4,}|[\u4e00-\u9fff]{2}")
 _PEOPLE_SHOWN = 6  # people with a section of their own
 _OWNER_LINES = 12
+_PROFILE_POOL = 400  # a person's facts weighed by their sentences (``_profile``)
 _RESERVE_TOKENS = 160  # of the budget, for the sections after the people's
 _LEAST_PERSON_TOKENS = 150
 _SHOWN_CHARS = 70  # of a fact's words: its gist (``_gist``), short, so that many fit
@@ -152,22 +153,28 @@ def _person(fact: Fact, speakers: set[str]) -> str | None:
 
 def _profile(facts: list[Fact]) -> list[Fact]:
     """A person's facts in the order a profile wants them: by kind (``_KIND_WEIGHT``),
-    one's own news before words about the world, a standing fact (a job, a home, a
-    partner, pets, school, a habit: ``states``) before an event, then importance; the
-    newest first; a fact naming particular things (names, numbers, long words: ``_SPECIFIC``)
-    before a vague one. A fact that only asks or reacts comes last."""
+    one's own news before words about the world, then importance, the newest first; and
+    among the ``_PROFILE_POOL`` first so, a standing fact (a job, a home, a partner, pets,
+    school, a habit: ``states``) before an event, a fact naming particular things (names,
+    numbers, long words: ``_SPECIFIC``) before a vague one, one that only asks or reacts
+    last. (Those three read each fact's sentences: a large vault's owner has some 90,000
+    facts, and a section shows a few dozen.)"""
+
+    def first_weight(fact: Fact) -> float:
+        own = 1.5 if _SELF.search(_unnamed(fact.text)) else 1.0
+        return _KIND_WEIGHT.get(fact.kind, 1.0) * own * fact.importance
 
     def weight(fact: Fact) -> float:
         words = _unnamed(fact.text)
-        own = 1.5 if _SELF.search(words) else 1.0
         standing = 1.5 if any(s.kind in _STANDING for s in states(fact.text)) else 1.0
         told = 1.0 if _told(words) else 0.2
-        kind = _KIND_WEIGHT.get(fact.kind, 1.0)
         specific = min(1.6, 0.7 + 0.1 * len(_SPECIFIC.findall(_gist(words))))
-        return kind * own * standing * told * specific * fact.importance
+        return first_weight(fact) * standing * told * specific
 
     newest = sorted(facts, key=lambda f: f.day or dt.date.min, reverse=True)
-    return sorted(newest, key=weight, reverse=True)
+    ranked = sorted(newest, key=first_weight, reverse=True)
+    pool = ranked[:_PROFILE_POOL]
+    return sorted(pool, key=weight, reverse=True) + ranked[_PROFILE_POOL:]
 
 
 def _unnamed(text: str) -> str:
