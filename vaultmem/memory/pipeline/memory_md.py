@@ -243,9 +243,22 @@ def _line(fact: Fact, with_name: bool) -> str:
     text = _gist(words)
     if with_name and words != fact.text:
         text = fact.text[: len(fact.text) - len(words)] + text
-    text = text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+    text = _cut(text, _SHOWN_CHARS)
     day = f" ({fact.day.isoformat()})" if fact.day else ""
     return f"- {text}{day}" + (f" ({cite(fact.path, fact.id)})" if fact.id else "")
+
+
+def _cut(text: str, most: int) -> str:
+    """``text`` in at most ``most`` characters: whole, or cut at its last clause break
+    ("; ", ", ") past the middle, else at a word, with "…"."""
+    if len(text) <= most:
+        return text
+    head = text[: most - 1]
+    breaks = [head.rfind(mark) for mark in ("; ", ", ", " - ", " — ")]
+    at = max(breaks)
+    if at < most // 2:
+        at = head.rfind(" ") if head.rfind(" ") > most // 2 else len(head)
+    return head[:at].rstrip(" ,;-—") + "…"
 
 
 def cite(path: str, ident: str) -> str:
