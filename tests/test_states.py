@@ -115,6 +115,8 @@ def test_a_state_reads_whose_it_is_and_what_it_says() -> None:
     # "now" makes a held state a (doubtful) change
     assert State("maya", "home", "now is") in states("Maya: I live in Brooklyn now.")
     assert states("Is the new MacBook Pro worth the upgrade?") == ()
+    # a sentence about a thing is no one's home: the launch is a plan
+    assert states("The launch is moving to March 3.") == (State("owner", "plan", "is"),)
 
 
 def test_a_sentence_about_the_past_says_no_state() -> None:

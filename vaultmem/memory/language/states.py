@@ -71,7 +71,8 @@ def states(text: str, speaker: str = "") -> tuple[State, ...]:
         # A sentence telling the past tells it in each clause ("大学时我谈过一个女朋友，
         # 毕业就分了"), unless a clause says "now" (read once a clause says a state).
         past: bool | None = None
-        subject = _subject(clauses[0], owner, opener=True) or owner
+        opened = _subject(clauses[0], owner, opener=True)
+        subject = owner if opened is None else opened  # THING ("") stays a thing
         for clause in clauses:
             named = _subject(clause, owner, opener=False)
             if named == PRONOUN:  # "she", "they": the one named before, never the owner
