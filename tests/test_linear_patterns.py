@@ -26,7 +26,7 @@ from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.errors import QueryTooLongError
 from vaultmem.index.terms import bigrams, split_cjk
-from vaultmem.memory.language.conflicts import replaced, units, words
+from vaultmem.memory.language.conflicts import _names, replaced, units, words
 from vaultmem.memory.language.dates import resolve_dates
 from vaultmem.memory.language.extract import extract
 from vaultmem.memory.language.gates import Line
@@ -149,6 +149,7 @@ READERS: dict[str, Callable[[str], object]] = {
     "about": about,
     "slots": slots,
     "states": states,
+    "names of things": _names,
     "conflict words": words,
     "conflict units": units,
     "replaced": replaced,

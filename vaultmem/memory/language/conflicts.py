@@ -17,6 +17,11 @@ Two readings of a pair of facts, rules only (no model, no network):
   is a *doubtful* conflict ("the default branch is main now" / "... is master"); with
   "also" it is not: "I now also play chess" does not undo "I play tennis".
 
+* **States** (``states.py``): a change of a standing fact of someone's (a job, a home, a
+  partner, pets, a habit, a plan, a price...) ends the state the old fact says of the same
+  subject and kind, though the two share no value and no word ("I'm living with my parents"
+  / "Got my own studio downtown"); ``_state_change`` says when.
+
 The verdicts, for the closest earlier fact: ``conflict`` (the new fact supersedes the old),
 ``subsumes`` (the new one says all the old one says and more: it supersedes it and cites
 both sources), ``duplicate`` (it adds nothing: a repeat), ``similar`` (close, neither).
@@ -538,11 +543,13 @@ def _state_change(new: Fact, old: Fact) -> State | None:
 # A thing's name: a capitalised word owning it ("Lucy's dinner") or before a noun naming
 # such a thing ("the Atlas launch", "the Pro plan"), or in quotes ("「青柠」").
 _NAME = re.compile(
-    r"\b(?P<owner>[A-Z][\w-]*)'s\b"
-    r"|\b(?P<before>[A-Z][\w-]*)\s+(?=(?:plan|launch|project|redesign|release|trip|team|app|service"
+    # Each name is tried where its run of word characters and hyphens starts, not at each
+    # word start in it: "A-A-A-..." was read to its end from each "A".
+    r"(?<![\w-])(?P<owner>[A-Z][\w-]*)'s\b"
+    r"|(?<![\w-])(?P<before>[A-Z][\w-]*)\s+(?=(?:plan|launch|project|redesign|release|trip|team|app|service"
     r"|dinner|party|meeting|sync|deadline|account|subscription|tier|budget)\b)"
     r"|[「《“\"](?P<quoted>[^」》”\"]{1,20})[」》”\"]"
-    r"|(?<![A-Za-z])(?P<cjk>[A-Za-z][\w-]*)(?=项目|团队|小组|系统|产品)"
+    r"|(?<![\w-])(?P<cjk>[A-Za-z][\w-]*)(?=项目|团队|小组|系统|产品)"
 )
 
 
