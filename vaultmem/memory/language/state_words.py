@@ -1,13 +1,15 @@
 """Word tables of ``states.py``: the kinds of standing fact about someone and the words
 that say one holds, starts, ends or moves, in English and Chinese.
 
-Each entry of ``STATES`` is ``(kind, event, pattern)``. An event of ``IS`` says the state
-holds ("I work as a nurse", "我住在杭州"); ``NONE`` that it is empty ("I'm single",
-"我没养宠物"); ``STARTS`` that a new one begins ("got a job at", "adopted", "入职");
-``ENDS`` that one ends ("laid off", "sold the car", "戒烟"); ``MOVES`` that a value changes
-to another ("moved to", "pushed back to", "下调到"). The patterns are searched in one
-clause at a time, case-folded; the kinds are listed in ``KINDS`` with how many values one
-can hold at once.
+Each entry of ``STATES`` (English) and ``CJK_STATES`` (Chinese) is ``(kind, event,
+pattern)``. An event of ``IS`` says the state holds ("I work as a nurse", "我住在杭州");
+``NONE`` that it is empty ("I'm single", "我没养宠物"); ``STARTS`` that a new one begins
+("got a job at", "adopted", "入职"); ``ENDS`` that one ends ("laid off", "sold the car",
+"戒烟"); ``MOVES`` that a value changes to another ("moved to", "pushed back to", "下调到").
+The patterns are lower-case, searched in one clause at a time, case-folded. Beside them,
+a phrase lexicon (``PHRASES_EN``, ``PHRASES_ZH``) and the cues that say a clause tells no
+change (``QUESTION``, ``UNSURE``, ``PAST``, ``PASSING``, ``GOES_ON``, ``ALSO``). Every kind
+has one value at a time (a new job ends the old one) but those of ``MULTIPLE``.
 """
 
 from __future__ import annotations
@@ -26,13 +28,8 @@ HABITS = frozenset(
     "habit:coffee habit:smoking habit:alcohol habit:exercise habit:sleep diet medication".split()
 )
 
-# Kinds whose value is one at a time (a new one replaces the old), and kinds of which one
-# holds several (a new pet does not replace the dog: only "none" -> one, or an end).
-SINGLE = frozenset(
-    "job workplace shift home partner school habit:coffee habit:smoking habit:alcohol "
-    "habit:exercise habit:sleep diet medication hospital licence device:phone device:laptop role "
-    "plan price stack number favourite preference membership".split()
-)
+# Kinds of which one holds several (a new pet does not replace the dog: only "none" -> one,
+# or an end); every other kind has one value at a time.
 MULTIPLE = frozenset("pet vehicle hobby".split())
 # Kinds that are about a thing, not a person: the two facts must name the same thing (a
 # shared word: "the Atlas launch", "the Pro plan", "成都的行程").
