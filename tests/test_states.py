@@ -96,6 +96,9 @@ def test_a_change_of_a_standing_fact_supersedes_it(old: str, new: str) -> None:
             "Lucy's birthday dinner is on Friday at 7.",
             "Dan's birthday dinner moved to Saturday at 8.",
         ),
+        ("「青柠」项目月底交付。", "「蓝莓」项目的交付推迟到下个月中了。"),
+        # something passing fills no empty state
+        ("我没车。", "周末租了辆车带家人去郊区玩。"),
         # a conversation's small talk: "made" is no appointment, "let go" no firing
         (
             "Caroline: I'm president of the book club.",

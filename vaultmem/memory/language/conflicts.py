@@ -362,7 +362,7 @@ class Fact:
     additive: bool = False
     given_up: frozenset[str] = frozenset()
     states: tuple[State, ...] = NO_STATES
-    names: frozenset[str] = frozenset()  # the things it names, for a state of a thing
+    names: frozenset[str] = frozenset()  # the things it names ("Lucy's", "「青柠」")
     asks: bool = False  # it holds a question ("Should we get a dog?")
 
     def __reduce__(self) -> tuple[type[Fact], tuple[Any, ...]]:
@@ -400,7 +400,7 @@ class Fact:
             bool(_G_ADDITIVE.search(said, line)),
             given_up or NO_WORDS,
             said_states,
-            _names(said) if any(s.kind in state_words.ANCHORED for s in said_states) else NO_WORDS,
+            _names(said),
             "?" in said or "？" in said,
         )
 
@@ -456,6 +456,8 @@ def _updates(new: Fact, old: Fact) -> bool:
     names what changed."""
     if not new.shift or old.shift or new.additive:
         return False
+    if new.names and old.names and new.names.isdisjoint(old.names):
+        return False  # "「青柠」 ships this month" / "「蓝莓」 slipped to next month"
     if len(new.units) > len(old.units) + _LONGER:  # a long turn sharing words, no restatement
         return False
     shared = len(new.units & old.units)
@@ -553,14 +555,19 @@ _NAME = re.compile(
 )
 
 
+_QUOTE = re.compile(r"[「《“\"]")
+
+
 def _names(text: str) -> frozenset[str]:
     """The names a fact gives the things it is about (``_NAME``)."""
+    if text.islower() and not _QUOTE.search(text):
+        return NO_WORDS  # no capital, no quote: no name (most facts say none)
     found = set()
     for match in _NAME.finditer(text):
         name = next(group for group in match.groups() if group)
         if name not in COMMON_WORDS:
             found.add(intern(name.casefold()))
-    return frozenset(found)
+    return frozenset(found) if found else NO_WORDS
 
 
 def _same_thing(new: Fact, old: Fact) -> bool:

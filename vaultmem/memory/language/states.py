@@ -137,9 +137,11 @@ def _clause_states(
     """The states one clause says of ``subject`` (its own, or the sentence's); ``known``:
     its matches, when the clause is the whole text (searched already)."""
     matches = known if known is not None else _clause_matches(clause, patterns, phrases)
-    if not matches or w.UNSURE.search(clause):
+    # A wish or a guess says no state; nor does something passing ("租了辆车", "staying
+    # at my in-laws' for the holidays"): it fills no empty one.
+    if not matches or w.UNSURE.search(clause) or w.PASSING.search(clause):
         return []
-    still = w.SUBORDINATE.match(clause) or w.PASSING.search(clause) or w.GOES_ON.search(clause)
+    still = w.SUBORDINATE.match(clause) or w.GOES_ON.search(clause)
     also = w.ALSO.search(clause) is not None
     intent = w.INTENT.search(clause) is not None
     now = w.NOW.search(clause) is not None
