@@ -20,7 +20,7 @@ Two readings of a pair of facts, rules only (no model, no network):
 * **States** (``states.py``): a change of a standing fact of someone's (a job, a home, a
   partner, pets, a habit, a plan, a price...) ends the state the old fact says of the same
   subject and kind, though the two share no value and no word ("I'm living with my parents"
-  / "Got my own studio downtown"); ``_state_change`` says when.
+  / "Got my own studio downtown"); ``states.ended`` says when.
 
 The verdicts, for the closest earlier fact: ``conflict`` (the new fact supersedes the old),
 ``subsumes`` (the new one says all the old one says and more: it supersedes it and cites
@@ -47,7 +47,7 @@ from vaultmem.memory.language.gates import words as _words
 from vaultmem.memory.language.people import COMMON_WORDS
 from vaultmem.memory.language.slot_phrases import UNKNOWN
 from vaultmem.memory.language.slots import Slot, slots
-from vaultmem.memory.language.states import NO_STATES, State, states
+from vaultmem.memory.language.states import NO_STATES, State, ended, states
 from vaultmem.memory.language.triggers import strip_triggers
 
 _WORD = re.compile(r"[^\W_]+")
@@ -424,7 +424,7 @@ def judge(
     given_up = new.given_up & old.words
     if given_up and not given_up & old.given_up and _restates(new, old, given_up):
         return Match("", similarity, "conflict", "replaces " + ", ".join(sorted(given_up)))
-    changed = _state_change(new, old) if new.states and old.states else None
+    changed = ended(new, old) if new.states and old.states else None
     if changed is not None and not (check is not None and check.agree):
         return Match(
             "",
@@ -510,38 +510,6 @@ def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
     return not rest or len(rest & _stems(new.units)) / len(rest) >= _RESTATES
 
 
-def _state_change(new: Fact, old: Fact) -> State | None:
-    """Whether a change the new fact says ends a state the old one says (``states.py``):
-    the same subject and kind; for a kind one holds several of (pets), an empty state
-    filled or the same one ended; for a thing (a plan, a price), the same thing named."""
-    for n in new.states:
-        for o in old.states:
-            if o.kind != n.kind or o.subject != n.subject:
-                continue
-            # A change said, or an empty state filled ("I'm single" / "I have a girlfriend").
-            if n.event not in state_words.CHANGES and not (
-                n.event == state_words.IS and o.event == state_words.NONE
-            ):
-                continue
-            if n.kind in state_words.ANCHORED and not _same_thing(new, old):
-                continue
-            if n.kind in state_words.MULTIPLE:
-                filled = o.event == state_words.NONE and n.event not in (
-                    state_words.ENDS,
-                    state_words.NONE,
-                )
-                ended = n.event == state_words.ENDS and o.event != state_words.NONE
-                if not filled and not (ended and _shares_a_name(new, old)):
-                    continue
-            elif n.event == state_words.ENDS:
-                if o.event == state_words.NONE:
-                    continue
-            elif new.units <= old.units or old.units <= new.units:
-                continue  # said again (or confirmed with more), not changed
-            return n
-    return None
-
-
 # A thing's name: a capitalised word owning it ("Lucy's dinner") or before a noun naming
 # such a thing ("the Atlas launch", "the Pro plan"), or in quotes ("「青柠」").
 _NAME = re.compile(
@@ -568,21 +536,3 @@ def _names(text: str) -> frozenset[str]:
         if name not in COMMON_WORDS:
             found.add(intern(name.casefold()))
     return frozenset(found) if found else NO_WORDS
-
-
-def _same_thing(new: Fact, old: Fact) -> bool:
-    """Whether two facts are about one thing: a word both say that is not a word every
-    such fact says (a day, a number, "plan", "trip"), and no two different names
-    ("Lucy's dinner" / "Dan's dinner"; "「青柠」" / "「蓝莓」"; ``_NAME``)."""
-    if new.names and old.names and new.names.isdisjoint(old.names):
-        return False
-    shared = (new.words & old.words) - state_words.GENERIC_WORDS
-    if any(word.isascii() for word in shared):
-        return True
-    chars = (new.units & old.units) - state_words.GENERIC_CHARS
-    return sum(1 for unit in chars if not unit.isascii()) >= 2
-
-
-def _shares_a_name(new: Fact, old: Fact) -> bool:
-    """Whether the new fact names what the old one holds ("Luna", "the Civic", "橘子")."""
-    return bool((new.words & old.words) - state_words.GENERIC_WORDS) or _same_thing(new, old)

@@ -777,13 +777,6 @@ HABIT_STARTS = re.compile(
     r"|back on|fell off the wagon)\b|爱上|迷上|开始(?:跑|练|健身|游)|改(?:喝|吃|抽|用)",
     re.I,
 )
-# A preference said again the other way: "overtaken X as my number one", "never going back".
-GIVEN_UP = re.compile(
-    r"\b(?:overtaken|overtook|replaced|beat|beaten)\s+(?P<a>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)"
-    r"|\bnever going back to\s+(?P<b>[\w.'-]+)|\bgoodbye to (?:the\s+)?(?P<c>[\w.'-]+)"
-    r"|\b(?P<d>[A-Z][\w.'-]*)(?:'s| is| are) (?:gone|out|over|off)\b"
-    r"|(?P<e>[\u4e00-\u9fffA-Za-z]{1,8}?)(?:的行程|的计划)?(?:取消了|不去了|挂闲鱼|卖了|送给)",
-)
 
 # What makes a clause not state a change now: a question, a wish or a guess, a time that
 # is past or passing, an event nearly happened, a "when" or "if" clause.
@@ -882,7 +875,6 @@ CLAUSE = re.compile(
     r"|[，。；：！？、]",
     re.I,
 )
-SPEAKER_GATE = re.compile(r"[\u4e00-\u9fff]")
 KIN = re.compile(
     r"^(?:我的?|我们的?)?(?P<kin>爸妈|父母|爸爸|妈妈|爸|妈|老公|老婆|哥哥|姐姐|弟弟|妹妹|哥|姐|弟|妹|儿子|女儿|表妹|表哥|表姐|表弟"
     r"|男朋友|女朋友|爷爷|奶奶|外婆|外公|孩子|闺女)"

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 from vaultmem.memory.language import slot_words
 from vaultmem.memory.language import state_words as w
@@ -45,6 +46,21 @@ class State:
 
 
 NO_STATES: tuple[State, ...] = ()
+
+
+class Readings(Protocol):
+    """What ``ended`` reads of a fact (``conflicts.Fact``)."""
+
+    @property
+    def states(self) -> tuple[State, ...]: ...
+    @property
+    def names(self) -> frozenset[str]: ...
+    @property
+    def words(self) -> frozenset[str]: ...
+    @property
+    def units(self) -> frozenset[str]: ...
+
+
 THING = ""  # the subject of a clause about a thing ("the launch"): no person's state
 PRONOUN = "?"  # "she", "他": whoever was named before
 
@@ -303,3 +319,51 @@ def _cjk_subject(clause: str, owner: str, opener: bool) -> str | None:
     name: str = found.group("name")
     kin = w.KIN_AFTER_NAME.match(clause, found.end())
     return f"{name}'s {kin.group('kin')}" if kin else name
+
+
+def ended(new: Readings, old: Readings) -> State | None:
+    """The change of the new fact's that ends a state the old one says, if one does:
+    the same subject and kind; for a kind one holds several of (pets), an empty state
+    filled or the same one ended; for a thing (a plan, a price), the same thing named."""
+    for n in new.states:
+        for o in old.states:
+            if o.kind != n.kind or o.subject != n.subject:
+                continue
+            # A change said, or an empty state filled ("I'm single" / "I have a girlfriend").
+            if n.event not in w.CHANGES and not (n.event == w.IS and o.event == w.NONE):
+                continue
+            if n.kind in w.ANCHORED and not _same_thing(new, old):
+                continue
+            if n.kind in w.MULTIPLE:
+                filled = o.event == w.NONE and n.event not in (
+                    w.ENDS,
+                    w.NONE,
+                )
+                ended = n.event == w.ENDS and o.event != w.NONE
+                if not filled and not (ended and _shares_a_name(new, old)):
+                    continue
+            elif n.event == w.ENDS:
+                if o.event == w.NONE:
+                    continue
+            elif new.units <= old.units or old.units <= new.units:
+                continue  # said again (or confirmed with more), not changed
+            return n
+    return None
+
+
+def _same_thing(new: Readings, old: Readings) -> bool:
+    """Whether two facts are about one thing: a word both say that is not a word every
+    such fact says (a day, a number, "plan", "trip"), and no two different names
+    ("Lucy's dinner" / "Dan's dinner"; "「青柠」" / "「蓝莓」"; ``_NAME``)."""
+    if new.names and old.names and new.names.isdisjoint(old.names):
+        return False
+    shared = (new.words & old.words) - w.GENERIC_WORDS
+    if any(word.isascii() for word in shared):
+        return True
+    chars = (new.units & old.units) - w.GENERIC_CHARS
+    return sum(1 for unit in chars if not unit.isascii()) >= 2
+
+
+def _shares_a_name(new: Readings, old: Readings) -> bool:
+    """Whether the new fact names what the old one holds ("Luna", "the Civic", "橘子")."""
+    return bool((new.words & old.words) - w.GENERIC_WORDS) or _same_thing(new, old)
