@@ -26,6 +26,7 @@ from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.errors import QueryTooLongError
 from vaultmem.index.terms import bigrams, split_cjk
+from vaultmem.memory.language.changes import cue
 from vaultmem.memory.language.conflicts import _names, replaced, units, words
 from vaultmem.memory.language.dates import resolve_dates
 from vaultmem.memory.language.extract import extract
@@ -33,7 +34,7 @@ from vaultmem.memory.language.gates import Line
 from vaultmem.memory.language.people import about, people
 from vaultmem.memory.language.scoring import entities, score
 from vaultmem.memory.language.slots import slots
-from vaultmem.memory.language.states import states
+from vaultmem.memory.language.states import parties, states
 from vaultmem.memory.language.triggers import strip_triggers
 from vaultmem.memory.pipeline.facts import Entry, Fact, parse_entry
 from vaultmem.memory.pipeline.transcript_formats import clean
@@ -149,6 +150,8 @@ READERS: dict[str, Callable[[str], object]] = {
     "about": about,
     "slots": slots,
     "states": states,
+    "parties": parties,
+    "change cue": lambda text: cue(text, frozenset()),
     "names of things": _names,
     "conflict words": words,
     "conflict units": units,

@@ -42,12 +42,13 @@ from typing import Any
 from vaultmem.index.stems import PLURAL, VERB, stem
 from vaultmem.index.terms import bigrams, cjk_run
 from vaultmem.memory.language import state_words
+from vaultmem.memory.language.changes import changes, cue
 from vaultmem.memory.language.gates import Gate, Gated, Line
 from vaultmem.memory.language.gates import words as _words
 from vaultmem.memory.language.people import COMMON_WORDS
 from vaultmem.memory.language.slot_phrases import UNKNOWN
 from vaultmem.memory.language.slots import Slot, slots
-from vaultmem.memory.language.states import NO_STATES, State, ended, states
+from vaultmem.memory.language.states import NO_PARTIES, NO_STATES, State, ended, parties, states
 from vaultmem.memory.language.triggers import strip_triggers
 
 _WORD = re.compile(r"[^\W_]+")
@@ -364,6 +365,9 @@ class Fact:
     states: tuple[State, ...] = NO_STATES
     names: frozenset[str] = frozenset()  # the things it names ("Lucy's", "「青柠」")
     asks: bool = False  # it holds a question ("Should we get a dog?")
+    change: str = ""  # the change it says, if any ("switched to": ``changes.cue``)
+    # Its speaker, subject and addressee (``states.parties``).
+    parties: tuple[str, str, str] = NO_PARTIES
 
     def __reduce__(self) -> tuple[type[Fact], tuple[Any, ...]]:
         # Pickled as its fields, made again by one call: a slots dataclass is otherwise
@@ -402,6 +406,8 @@ class Fact:
             said_states,
             _names(said),
             "?" in said or "？" in said,
+            cue(said, said_words),
+            parties(said),
         )
 
 
@@ -433,6 +439,9 @@ def judge(
             changed.kind + ": " + changed.event,
             changed.event == state_words.NOW_IS,
         )
+    anchored = changes(new, old) if new.change else None
+    if anchored is not None and not (check is not None and check.agree):
+        return Match("", similarity, "conflict", f"{new.change}: {anchored}", True)
     if check is None and _updates(new, old):
         return Match("", similarity, "conflict", "update", True)
     extra = new.units - old.units
@@ -456,6 +465,8 @@ def _updates(new: Fact, old: Fact) -> bool:
     names what changed."""
     if not new.shift or old.shift or new.additive:
         return False
+    if new.parties[0] != old.parties[0]:
+        return False  # another speaker's line
     if new.names and old.names and new.names.isdisjoint(old.names):
         return False  # "「青柠」 ships this month" / "「蓝莓」 slipped to next month"
     if len(new.units) > len(old.units) + _LONGER:  # a long turn sharing words, no restatement

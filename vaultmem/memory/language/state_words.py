@@ -791,7 +791,7 @@ UNSURE = re.compile(
     r"|possibly|supposedly|apparently|rumou?r|toying with|on the fence|debating|mulling"
     r"|leaning toward"
     r"|potentially|hypothetically|someday|one day|eventually|at some point|down the road"
-    r"|looking into"
+    r"|looking into|evaluating|trialling|trialing|trying out|piloting"
     r"|contemplating|pondering|about to|was going to|was gonna|intended to|meant to|tried to"
     r"|didn't end up|ended up not|backed out|cold feet|didn't go through|didn't happen"
     r"|didn't work out"
@@ -842,8 +842,8 @@ GOES_ON = re.compile(
     re.I,
 )
 ALSO = re.compile(
-    r"\b(?:also|too|as well|another|on the side|in addition|additionally|second|little sister"
-    r"|little brother"
+    r"\b(?:also|too(?!\s+[a-z])|as well|another|on the side|in addition|additionally|second"
+    r"|little sister|little brother"
     r"|side (?:hustle|gig|job|project)|moonlighting|as a hobby|as well as|alongside)\b"
     r"|也|兼职|另外|此外|副业|斜杠|兼任|身兼|外快|接私活|另一只|又养了|多养|同时在|两份工作",
     re.I,
@@ -904,6 +904,16 @@ KIN_WORDS = frozenset(
     "mum mom mother dad father sister brother wife husband partner son daughter grandma grandpa "
     "grandmother grandfather aunt uncle cousin niece nephew boyfriend girlfriend fiance fiancee "
     "parents kids kid child children baby friend boss flatmate roommate".split()
+)
+# What ends a text's first clause (a cheap ``CLAUSE``: only the opening is read for a
+# subject).
+CLAUSE_BREAK = re.compile(r"[,;:!?.()\"“”—–，。；：！？、\n]")
+# The one a line is said to: a name after a greeting, or set off by a comma ("Thanks,
+# Maria!", "It isn't, Maria.").
+ADDRESSED = re.compile(
+    r"^(?i:hi|hey|hello|thanks|thank you|yeah|yes|yep|oh|wow|congrats|congratulations|sure|ok"
+    r"|okay|omg|aw+|good (?:morning|evening|night))[,!]?\s+(?P<greeted>[A-Z][a-z]+)\b"
+    r"|,\s*(?P<named>[A-Z][a-z]+)\s*[!.?,]"
 )
 # An assistant's notes name the vault's owner so: "User prefers tea", "the user moved".
 OWNER_WORDS = frozenset("user owner 用户 主人".split())

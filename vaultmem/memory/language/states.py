@@ -61,6 +61,8 @@ class Readings(Protocol):
     def units(self) -> frozenset[str]: ...
 
 
+_OPENING = 120  # characters of a fact read for its subject (``parties``)
+NO_PARTIES = ("", "", "")  # a fact's parties not read
 THING = ""  # the subject of a clause about a thing ("the launch"): no person's state
 PRONOUN = "?"  # "she", "他": whoever was named before
 
@@ -69,10 +71,8 @@ def states(text: str, speaker: str = "") -> tuple[State, ...]:
     """Every state the text says, each once (``speaker``: whose "I" it is; a
     conversation's "Name: ..." names its own). A capture request ("Remember: ...") is
     no part of what it says: ``triggers.strip_triggers`` it first."""
-    said = slot_words.SPEAKER.match(text)
-    if said is not None and said.group("name").casefold() not in slot_words.TRIGGERS:
-        speaker, text = said.group("name").casefold(), text[said.end() :]
-    owner = speaker or OWNER
+    name, text = spoken(text)
+    owner = name or speaker or OWNER
     text = text.strip()
     patterns, whole = _searched(text)
     phrases = _phrases(text)
@@ -107,6 +107,38 @@ def states(text: str, speaker: str = "") -> tuple[State, ...]:
             for state in said_here:
                 found.setdefault(state, None)
     return tuple(found)
+
+
+def spoken(text: str) -> tuple[str, str]:
+    """A conversation's line split: ``(name, words)`` of "Name: words" (the name
+    casefolded), ``("", text)`` for any other text ("Remember: ..." is a request)."""
+    said = slot_words.SPEAKER.match(text)
+    if said is None or said.group("name").casefold() in slot_words.TRIGGERS:
+        return "", text
+    return said.group("name").casefold(), text[said.end() :]
+
+
+def parties(text: str) -> tuple[str, str, str]:
+    """Who says a fact, whom it is about and whom it is said to, as its opening tells:
+    ``(speaker, subject, addressee)``. The speaker is a conversation's "Name" (else the
+    owner); the subject the person the first clause names ("Grandma", "Marco's wife",
+    "用户"), else the speaker, or "" when it opens with a pronoun or a thing ("she", "The
+    launch": anyone named before); the addressee the name a greeting or a comma sets off
+    ("Thanks, Maria!"), or ""."""
+    named, text = spoken(text)
+    speaker = named or OWNER
+    # The opening alone: a subject is named in the first clause's first words.
+    opening = text.lstrip()[:_OPENING]
+    cut = w.CLAUSE_BREAK.search(opening)
+    clause = (opening if cut is None else opening[: cut.start()]).strip()
+    subject = _subject(clause, speaker, opener=True) if clause else None
+    if subject is None:
+        subject = speaker
+    elif subject in (THING, PRONOUN):
+        subject = ""
+    called = w.ADDRESSED.search(opening)
+    addressee = "" if called is None else (called.group("greeted") or called.group("named"))
+    return speaker, subject, addressee.casefold()
 
 
 def _searched(text: str) -> tuple[list[_Pattern], list[tuple[str, str, int]]]:
@@ -278,7 +310,7 @@ def _subject(clause: str, owner: str, opener: bool) -> str | None:
         return None
     if lowered[0] in w.THIRD_PERSON:
         return PRONOUN
-    if lowered[0] in w.OWNER_WORDS or lowered[:2] == ["the", "user"]:
+    if lowered[0].removesuffix("'s") in w.OWNER_WORDS or lowered[:2] == ["the", "user"]:
         return owner  # an assistant's notes: "User prefers tea"
     if any(token in slot_words.FIRST_PERSON for token in lowered):
         return owner

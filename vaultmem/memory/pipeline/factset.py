@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import islice
 from sys import intern
 
+from vaultmem.memory.language.changes import specific
 from vaultmem.memory.language.conflicts import NO_WORDS, Fact, Match, cores_alike, judge
 from vaultmem.memory.language.slots import Slot
 from vaultmem.memory.language.state_words import CHANGES, IS, NONE
@@ -48,6 +49,8 @@ class _Held:
     states: tuple[State, ...]
     names: tuple[str, ...]
     asks: bool
+    change: str
+    parties: tuple[str, str, str]
     flags: int  # the readings ``may_relate`` tests, as bits (``_Stance``)
 
     @classmethod
@@ -65,6 +68,8 @@ class _Held:
             fact.states,
             _interned(fact.names),
             fact.asks,
+            fact.change,
+            fact.parties,
             _Stance.flags(fact),
         )
 
@@ -88,6 +93,8 @@ class _Held:
             self.states,
             frozenset(self.names) if self.names else NO_WORDS,
             self.asks,
+            self.change,
+            self.parties,
         )
 
     def own_units(self) -> tuple[str, ...]:
@@ -103,6 +110,8 @@ class _Held:
         if differ & stance.ALWAYS:
             return True
         new = stance.new
+        if new.change and specific(shared):  # a change of a thing both name
+            return True
         # Another negation or liking relates only the same statement (``_same_core``):
         # most facts near a new one differ from it so, and share little else.
         if differ and new.core:
