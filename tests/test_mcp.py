@@ -26,6 +26,7 @@ from mcp_types import CallToolResult
 
 from vaultmem import Vault
 from vaultmem.cli.mcp import INSTALL_HINT
+from vaultmem.notes.generated_block import count_tokens
 
 TOOLS = {"search", "get", "remember", "context", "recent", "forget", "status"}
 
@@ -209,6 +210,14 @@ def test_context_stays_within_its_budget_and_cites_the_recall(client: Client) ->
         assert "Lisbon lands at 9:40" in block["text"]  # the best hit, even at 120 tokens
         ids = [item["block_id"] for part in block["sections"] for item in part["items"]]
         assert stored["block_id"] in ids
+
+
+def test_the_text_a_host_hands_the_model_is_the_block_alone(client: Client) -> None:
+    result = client.call("context", {"query": "Lisbon flight", "budget_tokens": 600})
+    assert not result.is_error and result.structured_content is not None
+    [text] = result.content  # one text block: the block, not a JSON copy of its sections
+    assert getattr(text, "text", None) == result.structured_content["text"]
+    assert count_tokens(text.text) <= 600
 
 
 def test_recent_lists_the_lines_remembered_today(client: Client) -> None:

@@ -26,7 +26,7 @@ from typing import Annotated, Any, TypeVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.server.stdio import stdio_server
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from vaultmem import __version__
@@ -289,12 +289,18 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
             Field(ge=40, le=MAX_BUDGET, description="Most tokens (default: the vault's)."),
         ] = None,
         agent: AgentName = None,
-    ) -> ContextResult:
+    ) -> Annotated[CallToolResult, ContextResult]:
         """The memory block to put in your prompt: MEMORY.md, the best recall for query, then
         today's and yesterday's notes, never over budget_tokens; each line cites its source."""
         with service.reading() as vault:
             block = vault.context(query, budget=budget_tokens, agent=agent)
-        return ContextResult.model_validate(block.as_dict())
+        # The text a host hands the model is the block alone, within the budget; its
+        # sections (each line's source) are structured content, for the client (the SDK
+        # checks them against ``ContextResult``).
+        return CallToolResult(
+            content=[TextContent(type="text", text=block.text)],
+            structured_content=block.as_dict(),
+        )
 
     @_tool(server, read_only)
     def recent(

@@ -348,7 +348,7 @@ def _recall_items(
     return live, replaced
 
 
-_HISTORY_LAG = int(os.environ.get("HL", "3"))
+_HISTORY_LAG = 3  # places a replaced memory goes below its rank
 
 
 def _forgotten(hit: Hit) -> bool:

@@ -122,8 +122,9 @@ def memory_of(
     keys = {f"{hit.path}:{hit.match_start}"}
     replaced: set[str] = set()
     stale = False
-    entry = parse_entry(first, hit.match_start)
-    if hit.path.startswith(("facts/", "archive/")) and entry is not None:
+    is_fact = hit.path.startswith(("facts/", "archive/"))
+    entry = parse_entry(first, hit.match_start) if is_fact else None
+    if entry is not None:
         fact = Fact(hit.path, entry)
         keys |= {fact.id} if fact.id else set()
         keys |= set(fact.sources)
@@ -138,12 +139,19 @@ def memory_of(
         if day:
             keys.add(source_key(day, hit.block_id))
         for block, text in citing_facts:
-            fact_entry = parse_entry(text.split("\n", 1)[0])
             keys |= {block} if block else set()
+            line = text.split("\n", 1)[0]
+            if not _MAY_BE_STRUCK.search(line):
+                continue  # most citing facts are live: not parsed to be told so
+            fact_entry = parse_entry(line)
             if fact_entry is not None and fact_entry.struck:
                 stale = True
                 replaced |= _replacements(fact_entry)
     return Memory(frozenset(keys), frozenset(replaced), stale)
+
+
+# What any struck fact line holds (``Entry.struck``): its strike, or a field that strikes.
+_MAY_BE_STRUCK = re.compile(r"~~|superseded_by|forgotten")
 
 
 def fact_cited(line: str) -> str | None:

@@ -90,7 +90,7 @@ def retrieve(
         "agent": filters.agent,
     }
     if mode == "keyword" or (mode is None and not has_vectors(root)):
-        hits = keyword_search(db.conn, query, **wanted)
+        hits = keyword_search(db.conn, query, ranked_for=limit, **wanted)
     else:  # numpy and a model load only for a vault that has vectors
         state, embeddings = root / STATE_DIR, config.embeddings
         vector_search = semantic_search(mode, notices, embeddings)
