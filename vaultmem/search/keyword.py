@@ -188,7 +188,7 @@ def search(
         )
         found = [(row, 0.0) for row in conn.execute(sql, [*params, limit])]
     else:
-        found = ranked(conn, parsed, where, params, limit, ranked_for or limit)
+        found = ranked(conn, parsed, where, params, limit, min(ranked_for or limit, MAX_LIMIT))
     hits = [Hit(r[1], r[2], r[3], r[4], score, r[5], [], r[6], r[7], r[8]) for r, score in found]
     _attach_tags(conn, hits, [r[0] for r, _ in found])
     return hits
