@@ -215,13 +215,20 @@ class _Filler:
     def __init__(self, budget: int, reserved: int) -> None:
         self.budget = budget
         self.left = budget - reserved
+        self._counted: dict[str, int] = {}  # a line or heading is weighed once
+
+    def _tokens(self, text: str) -> int:
+        counted = self._counted.get(text)
+        if counted is None:
+            counted = self._counted[text] = count_tokens(text)
+        return counted
 
     def _cost(self, part: Part, item: Item) -> int:
-        cost = count_tokens(item.shown)
+        cost = self._tokens(item.shown)
         if not part.items:
-            cost += count_tokens(f"## {part.title}")
+            cost += self._tokens(f"## {part.title}")
         if item.group and not any(other.group == item.group for other in part.items):
-            cost += count_tokens(item.group)
+            cost += self._tokens(item.group)
         return cost
 
     def take(self, part: Part, item: Item, limit: int | None = None) -> bool:
@@ -352,7 +359,10 @@ _HISTORY_LAG = 3  # places a replaced memory goes below its rank
 
 
 def _forgotten(hit: Hit) -> bool:
-    entry = parse_entry(hit.matched.split("\n", 1)[0])
+    first = hit.matched.split("\n", 1)[0]
+    if "forgotten" not in first:
+        return False  # no field says so: not parsed to be told
+    entry = parse_entry(first)
     return entry is not None and entry.field("forgotten") is not None
 
 
