@@ -79,8 +79,11 @@ def retrieve(
     """
     from vaultmem.search.results import candidates, mark_hits, refine
 
+    # More hits than asked (one memory's places fold into one), ranked from the candidate
+    # pool of a search for the hits asked (``ranking.pool_size``).
     wanted: dict[str, Any] = {
         "limit": candidates(limit, MAX_LIMIT),
+        "ranked_for": limit,
         "path_glob": filters.path,
         "tag": filters.tag,
         "since": filters.since,
@@ -90,7 +93,7 @@ def retrieve(
         "agent": filters.agent,
     }
     if mode == "keyword" or (mode is None and not has_vectors(root)):
-        hits = keyword_search(db.conn, query, ranked_for=limit, **wanted)
+        hits = keyword_search(db.conn, query, **wanted)
     else:  # numpy and a model load only for a vault that has vectors
         state, embeddings = root / STATE_DIR, config.embeddings
         vector_search = semantic_search(mode, notices, embeddings)
@@ -138,7 +141,8 @@ def _keyword_search(
     limit: int,
     notices: list[str],
     cache: MatrixCache | None = None,
+    ranked_for: int | None = None,
     **filters: Any,
 ) -> list[Hit]:
 
-    return keyword_search(conn, query, limit=limit, **filters)
+    return keyword_search(conn, query, limit=limit, ranked_for=ranked_for, **filters)

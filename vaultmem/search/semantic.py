@@ -161,11 +161,14 @@ def search(
     limit: int,
     notices: list[str],
     cache: MatrixCache | None = None,
+    ranked_for: int | None = None,
     **filters: Any,
 ) -> list[Hit]:
     """Search in ``mode`` (``None``: hybrid when vectors exist, else keyword); notes in
     ``notices`` how much of the vault the vectors cover when it is not all of it. ``cache``
-    is the vault's ``MatrixCache``: the matrix stays mapped between its searches.
+    is the vault's ``MatrixCache``: the matrix stays mapped between its searches. The
+    keyword hits are ranked from the candidate pool of a search for ``ranked_for`` hits
+    (default ``limit``), as a keyword search's are (``keyword.search``).
 
     Raises:
         VaultmemError: an unknown mode, or semantic search asked with no vectors.
@@ -175,8 +178,9 @@ def search(
     if mode not in (None, *MODES):
         raise VaultmemError(f"unknown search mode {mode!r} (use {', '.join(MODES)})")
     matrix = open_matrix(conn, state_dir, config, notices, cache) if mode != "keyword" else None
+    ranked_for = ranked_for or limit
     if matrix is None or not query.strip():
-        return _words_only(conn, config, query, mode, limit, notices, None, **filters)
+        return _words_only(conn, config, query, mode, limit, notices, None, ranked_for, **filters)
     pool = limit if mode == "semantic" else max(limit * 3, 30)
     # The model loads and runs in C without the GIL: it embeds the query (loading first
     # in a new process) while keyword search runs here.
@@ -185,7 +189,7 @@ def search(
         # The keyword list is longer than a keyword search's (fusion reads past its end),
         # but ranked from the same candidates: three times the pool cost 3x the time.
         keyword = (
-            keyword_search(conn, query, limit=pool, ranked_for=limit, **filters)
+            keyword_search(conn, query, limit=pool, ranked_for=ranked_for, **filters)
             if mode != "semantic"
             else []
         )
@@ -197,7 +201,9 @@ def search(
             notices.append(f"keyword search only: {exc}")
             return keyword[:limit]
     if gate is None:  # no embedder configured or installed
-        return _words_only(conn, config, query, mode, limit, notices, keyword, **filters)
+        return _words_only(
+            conn, config, query, mode, limit, notices, keyword, ranked_for, **filters
+        )
     if len(matrix) < matrix.total:
         notices.append(
             f"{len(matrix)} of {matrix.total} chunks are embedded; "
@@ -219,10 +225,11 @@ def _words_only(
     limit: int,
     notices: list[str],
     keyword: list[Hit] | None,
+    ranked_for: int,
     **filters: Any,
 ) -> list[Hit]:
     """Keyword hits when there is nothing to search by meaning with (``keyword``: the ones
-    already found, else searched now).
+    already found, else searched now from the pool ranked for ``ranked_for`` hits).
 
     Raises:
         EmbeddingError: meaning was asked for, and no embedder is configured or installed.
@@ -240,7 +247,7 @@ def _words_only(
         )
     if keyword is not None:
         return keyword[:limit]
-    return keyword_search(conn, query, limit=limit, **filters)
+    return keyword_search(conn, query, limit=limit, ranked_for=ranked_for, **filters)
 
 
 def _gate_for(
