@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Protocol
 
 from vaultmem.memory.language import state_words as w
-from vaultmem.memory.language.states import spoken
+from vaultmem.memory.language.slot_phrases import OWNER
+from vaultmem.memory.language.states import parties, spoken
 
 _TABLE = json.loads(Path(__file__).with_name("change_words.json").read_text(encoding="utf-8"))
 # The most frequent words of chat, as ``conflicts.words`` reads them (English without a
@@ -117,6 +118,15 @@ class Readings(Protocol):
     def change(self) -> str: ...
     @property
     def parties(self) -> tuple[str, str, str]: ...
+
+
+def read(text: str, words: frozenset[str]) -> tuple[str, tuple[str, str, str]]:
+    """The change a fact (of these ``conflicts.words``) says and its parties
+    (``states.parties``), as ``changes`` reads them; of a fact too long to be read so
+    (``_short``), the speaker alone (the cost is spared: most chat turns are long)."""
+    if not _short(words, max(_OLD_WORDS, _NEW_WORDS)):
+        return "", (spoken(text)[0] or OWNER, "", "")
+    return cue(text, words), parties(text)
 
 
 def cue(text: str, words: frozenset[str]) -> str:

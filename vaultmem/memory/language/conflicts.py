@@ -42,13 +42,14 @@ from typing import Any
 from vaultmem.index.stems import PLURAL, VERB, stem
 from vaultmem.index.terms import bigrams, cjk_run
 from vaultmem.memory.language import state_words
-from vaultmem.memory.language.changes import changes, cue
+from vaultmem.memory.language.changes import changes
+from vaultmem.memory.language.changes import read as read_change
 from vaultmem.memory.language.gates import Gate, Gated, Line
 from vaultmem.memory.language.gates import words as _words
 from vaultmem.memory.language.people import COMMON_WORDS
 from vaultmem.memory.language.slot_phrases import UNKNOWN
 from vaultmem.memory.language.slots import Slot, slots
-from vaultmem.memory.language.states import NO_PARTIES, NO_STATES, State, ended, parties, states
+from vaultmem.memory.language.states import NO_PARTIES, NO_STATES, State, ended, states
 from vaultmem.memory.language.triggers import strip_triggers
 
 _WORD = re.compile(r"[^\W_]+")
@@ -392,6 +393,7 @@ class Fact:
                 found = said_words
         given_up = replaced(said, line)
         said_states = states(said)
+        change, said_parties = read_change(said, said_words)
         return cls(
             text,
             said_words,
@@ -406,8 +408,8 @@ class Fact:
             said_states,
             _names(said),
             "?" in said or "？" in said,
-            cue(said, said_words),
-            parties(said),
+            change,
+            said_parties,
         )
 
 
