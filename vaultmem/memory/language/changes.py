@@ -122,11 +122,13 @@ class Readings(Protocol):
 
 def read(text: str, words: frozenset[str]) -> tuple[str, tuple[str, str, str]]:
     """The change a fact (of these ``conflicts.words``) says and its parties
-    (``states.parties``), as ``changes`` reads them; of a fact too long to be read so
-    (``_short``), the speaker alone (the cost is spared: most chat turns are long)."""
-    if not _short(words, max(_OLD_WORDS, _NEW_WORDS)):
+    (``states.parties``), as ``changes`` reads them: of a fact that can be neither an old
+    one (``_OLD_WORDS``) nor a new one (a change said), the speaker alone (the cost is
+    spared: most chat turns are long)."""
+    change = cue(text, words)
+    if not change and not _short(words, _OLD_WORDS):
         return "", (spoken(text)[0] or OWNER, "", "")
-    return cue(text, words), parties(text)
+    return change, parties(text)
 
 
 def cue(text: str, words: frozenset[str]) -> str:
