@@ -184,7 +184,11 @@ def _short(words: frozenset[str], most: int) -> bool:
     """Whether a fact of these words is a short statement: at most ``most`` words, a
     Chinese two-character piece counting half (a Chinese clause has about two for each
     word)."""
-    latin = sum(1 for word in words if word.isascii())
+    if len(words) <= most:
+        return True  # however many are Chinese
+    if len(words) > 2 * most:
+        return False
+    latin = sum(map(str.isascii, words))
     return latin * 2 + (len(words) - latin) <= most * 2
 
 
