@@ -9,12 +9,16 @@ So a new fact ``changes`` an old one when
   in no clause that asks, wishes, tells the past, something passing or going on, or an
   addition (``state_words``), nor with words that say the line is no change ("still",
   "this week", "也", "暂时": ``stays``);
-* the two are about one subject: the same person opens both (or speaks them), and they
-  give no two different names ("「青柠」" / "「蓝莓」");
-* they share a specific word that is not that subject's name: a word outside the most
-  frequent words of everyday chat ("coriander", "Jira", "香菜", "三亚");
-* the old fact does not say the same cue, and neither says all of the other (a
-  restatement, or the old one with more).
+* both are short statements (``_short``: a long chat turn sharing a word tells a story),
+  and the old one tells no moment ("yesterday", "昨天");
+* the two are about one subject: one speaker, the same person opening both (or either
+  opening with a pronoun or a thing: ``states.parties``), and no two different names
+  ("「青柠」" / "「蓝莓」");
+* they share a specific word that names none of their parties (the speaker, the subject,
+  the one addressed: "Thanks, Maria!"): a word outside the most frequent words of
+  everyday chat ("coriander", "Jira", "香菜", "三亚");
+* the old fact does not say the same cue, and the new one says more than the old one and
+  its cue ("I finally live in Berlin" says it again).
 
 The word lists (``change_words.json``) were written blind by a helper session from general
 knowledge; ``bench/make_change_words.py`` makes the table from them.
@@ -28,6 +32,7 @@ from pathlib import Path
 from typing import Protocol
 
 from vaultmem.memory.language import state_words as w
+from vaultmem.memory.language import states
 from vaultmem.memory.language.slot_phrases import OWNER
 from vaultmem.memory.language.states import parties, spoken
 
@@ -105,15 +110,10 @@ _ONCE = frozenset("yesterday today tonight 昨天 今天 昨晚 今晚 刚才 �
 _LATIN = re.compile(r"[^\W\d_]{3,}")  # a Latin word of three letters or more
 
 
-class Readings(Protocol):
-    """What ``changes`` reads of a fact (``conflicts.Fact``)."""
+class Readings(states.Readings, Protocol):
+    """What ``changes`` reads of a fact (``conflicts.Fact``): its words, units and names
+    as ``states.ended`` does, and its change and parties."""
 
-    @property
-    def words(self) -> frozenset[str]: ...
-    @property
-    def units(self) -> frozenset[str]: ...
-    @property
-    def names(self) -> frozenset[str]: ...
     @property
     def change(self) -> str: ...
     @property
