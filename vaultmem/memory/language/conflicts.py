@@ -441,7 +441,7 @@ def judge(
             changed.kind + ": " + changed.event,
             changed.event == state_words.NOW_IS,
         )
-    anchored = changes(new, old) if new.change else None
+    anchored = changes(new, old)
     if anchored is not None and not (check is not None and check.agree):
         return Match("", similarity, "conflict", f"{new.change}: {anchored}", True)
     if check is None and _updates(new, old):

@@ -49,7 +49,6 @@ class _Held:
     states: tuple[State, ...]
     names: tuple[str, ...]
     asks: bool
-    change: str
     parties: tuple[str, str, str]
     flags: int  # the readings ``may_relate`` tests, as bits (``_Stance``)
 
@@ -68,7 +67,6 @@ class _Held:
             fact.states,
             _interned(fact.names),
             fact.asks,
-            fact.change,
             fact.parties,
             _Stance.flags(fact),
         )
@@ -93,7 +91,7 @@ class _Held:
             self.states,
             frozenset(self.names) if self.names else NO_WORDS,
             self.asks,
-            self.change,
+            "",  # the change a held fact says: no rule reads an old fact's
             self.parties,
         )
 
