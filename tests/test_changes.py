@@ -60,6 +60,11 @@ def test_a_change_of_a_thing_both_name_supersedes_it(old: str, new: str, anchor:
         ("We deploy with Jenkins.", "Thinking about dropping Jenkins for GitHub Actions."),
         ("We deploy with Jenkins.", "Still on Jenkins, sadly, switching is a lot of work."),
         ("We deploy with Jenkins.", "Dropped Jenkins for the mobile builds too, they use Bitrise."),
+        # another person's start is no change of the thing (the example vault's)
+        (
+            "The Atlas project kickoff is on Thursday; Alice leads the backend.",
+            "Bob joined the Atlas team as the frontend developer.",
+        ),
         # a moment told is no standing fact
         ("Went to the Klimmhal open day yesterday.", "Cancelled Klimmhal, too far."),
         # a long story sharing a word
@@ -106,7 +111,8 @@ def test_phrases_are_found_by_their_words_longest_first() -> None:
 def test_parties_are_the_speaker_the_subject_and_the_one_addressed() -> None:
     assert parties("Tim: Thanks, Maria! I quit my job.") == ("tim", "tim", "maria")
     assert parties("Marco's wife started at Shopify.") == ("owner", "marco's wife", "")
-    assert parties("She moved to Lisbon.") == ("owner", "", "")  # whoever was named before
+    assert parties("She moved to Lisbon.") == ("owner", "?", "")  # whoever was named before
+    assert parties("The launch moved to May.") == ("owner", "", "")  # a thing
     assert parties("User's phone number ends in 4421.") == ("owner", "owner", "")
 
 

@@ -173,11 +173,16 @@ def changes(new: Readings, old: Readings) -> str | None:
 
 
 def _same_parties(new: tuple[str, str, str], old: tuple[str, str, str]) -> bool:
-    """Whether two facts' ``states.parties`` allow them one subject: one speaker, and
-    one person opening both (or either opening with a pronoun or a thing)."""
+    """Whether two facts' ``states.parties`` allow them one subject: one speaker, and the
+    same person opening both, or either opening with a pronoun (anyone named before), or
+    one with a thing and the other with the speaker ("The Air finally died" / "Still on
+    my MacBook Air"; not "Bob joined the Atlas team" / "The Atlas kickoff is Thursday")."""
     if new[0] != old[0]:
         return False
-    return not (new[1] and old[1]) or new[1] == old[1]
+    subjects = {new[1], old[1]}
+    if len(subjects) == 1 or states.PRONOUN in subjects:
+        return True
+    return subjects == {states.THING, new[0]}
 
 
 def _short(words: frozenset[str], most: int) -> bool:

@@ -122,9 +122,9 @@ def parties(text: str) -> tuple[str, str, str]:
     """Who says a fact, whom it is about and whom it is said to, as its opening tells:
     ``(speaker, subject, addressee)``. The speaker is a conversation's "Name" (else the
     owner); the subject the person the first clause names ("Grandma", "Marco's wife",
-    "用户"), else the speaker, or "" when it opens with a pronoun or a thing ("she", "The
-    launch": anyone named before); the addressee the name a greeting or a comma sets off
-    ("Thanks, Maria!"), or ""."""
+    "用户"), else the speaker; ``PRONOUN`` when it opens with "she", "they" (anyone named
+    before), ``THING`` ("") with a thing ("The launch"); the addressee the name a greeting
+    or a comma sets off ("Thanks, Maria!"), or ""."""
     named, text = spoken(text)
     speaker = named or OWNER
     # The opening alone: a subject is named in the first clause's first words.
@@ -134,8 +134,6 @@ def parties(text: str) -> tuple[str, str, str]:
     subject = _subject(clause, speaker, opener=True) if clause else None
     if subject is None:
         subject = speaker
-    elif subject in (THING, PRONOUN):
-        subject = ""
     called = w.ADDRESSED.search(opening)
     addressee = "" if called is None else (called.group("greeted") or called.group("named"))
     return speaker, subject, addressee.casefold()
