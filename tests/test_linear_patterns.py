@@ -27,14 +27,14 @@ from vaultmem.cli import cli
 from vaultmem.errors import QueryTooLongError
 from vaultmem.index.terms import bigrams, split_cjk
 from vaultmem.memory.language.changes import cue
-from vaultmem.memory.language.conflicts import _names, replaced, units, words
+from vaultmem.memory.language.conflicts import replaced, units, words
 from vaultmem.memory.language.dates import resolve_dates
 from vaultmem.memory.language.extract import extract
 from vaultmem.memory.language.gates import Line
 from vaultmem.memory.language.people import about, people
 from vaultmem.memory.language.scoring import entities, score
 from vaultmem.memory.language.slots import slots
-from vaultmem.memory.language.states import parties, states
+from vaultmem.memory.language.states import parties, states, thing_names
 from vaultmem.memory.language.triggers import strip_triggers
 from vaultmem.memory.pipeline.facts import Entry, Fact, parse_entry
 from vaultmem.memory.pipeline.transcript_formats import clean
@@ -152,7 +152,7 @@ READERS: dict[str, Callable[[str], object]] = {
     "states": states,
     "parties": parties,
     "change cue": lambda text: cue(text, frozenset()),
-    "names of things": _names,
+    "names of things": thing_names,
     "conflict words": words,
     "conflict units": units,
     "replaced": replaced,

@@ -37,6 +37,7 @@ from vaultmem.memory.pipeline.facts import (
     Fact,
     daily_date,
     long_note_key,
+    may_be_struck,
     parse_entry,
     source_key,
 )
@@ -141,17 +142,13 @@ def memory_of(
         for block, text in citing_facts:
             keys |= {block} if block else set()
             line = text.split("\n", 1)[0]
-            if not _MAY_BE_STRUCK.search(line):
+            if not may_be_struck(line):
                 continue  # most citing facts are live: not parsed to be told so
             fact_entry = parse_entry(line)
             if fact_entry is not None and fact_entry.struck:
                 stale = True
                 replaced |= _replacements(fact_entry)
     return Memory(frozenset(keys), frozenset(replaced), stale)
-
-
-# What any struck fact line holds (``Entry.struck``): its strike, or a field that strikes.
-_MAY_BE_STRUCK = re.compile(r"~~|superseded_by|forgotten")
 
 
 def fact_cited(line: str) -> str | None:

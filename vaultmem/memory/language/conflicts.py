@@ -46,10 +46,16 @@ from vaultmem.memory.language.changes import changes
 from vaultmem.memory.language.changes import read as read_change
 from vaultmem.memory.language.gates import Gate, Gated, Line
 from vaultmem.memory.language.gates import words as _words
-from vaultmem.memory.language.people import COMMON_WORDS
 from vaultmem.memory.language.slot_phrases import UNKNOWN
 from vaultmem.memory.language.slots import Slot, slots
-from vaultmem.memory.language.states import NO_PARTIES, NO_STATES, State, ended, states
+from vaultmem.memory.language.states import (
+    NO_PARTIES,
+    NO_STATES,
+    State,
+    ended,
+    states,
+    thing_names,
+)
 from vaultmem.memory.language.triggers import strip_triggers
 
 _WORD = re.compile(r"[^\W_]+")
@@ -406,7 +412,7 @@ class Fact:
             bool(_G_ADDITIVE.search(said, line)),
             given_up or NO_WORDS,
             said_states,
-            _names(said),
+            thing_names(said),
             "?" in said or "？" in said,
             change,
             said_parties,
@@ -426,6 +432,7 @@ def judge(
     if check is not None and check.conflict:
         return Match("", similarity, "conflict", check.signal, check.doubtful)
     doubtful = check is not None and check.doubtful
+    agreed = check is not None and check.agree  # the slots both fill hold one value
     cue = _cue(new, old)
     if cue in ("preference change", "negation flip") and _same_core(new.core, old.core):
         return Match("", similarity, "conflict", cue)
@@ -433,7 +440,7 @@ def judge(
     if given_up and not given_up & old.given_up and _restates(new, old, given_up):
         return Match("", similarity, "conflict", "replaces " + ", ".join(sorted(given_up)))
     changed = ended(new, old) if new.states and old.states else None
-    if changed is not None and not (check is not None and check.agree):
+    if changed is not None and not agreed:
         return Match(
             "",
             similarity,
@@ -442,14 +449,13 @@ def judge(
             changed.event == state_words.NOW_IS,
         )
     anchored = changes(new, old)
-    if anchored is not None and not (check is not None and check.agree):
+    if anchored is not None and not agreed:
         return Match("", similarity, "conflict", f"{new.change}: {anchored}", True)
     if check is None and _updates(new, old):
         return Match("", similarity, "conflict", "update", True)
     extra = new.units - old.units
     if old.units and extra and old.units <= new.units and cue != "negation flip":
         return Match("", similarity, "subsumes", None, doubtful)
-    agreed = check is not None and check.agree
     if (new.units and not extra and (len(new.units) > 1 or agreed)) or (
         similarity >= duplicate and cue is None
     ):
@@ -521,31 +527,3 @@ def _restates(new: Fact, old: Fact, given_up: frozenset[str]) -> bool:
     gone = given_up | {char for word in given_up if not word.isascii() for char in word}
     rest = _stems(old.units - gone)
     return not rest or len(rest & _stems(new.units)) / len(rest) >= _RESTATES
-
-
-# A thing's name: a capitalised word owning it ("Lucy's dinner") or before a noun naming
-# such a thing ("the Atlas launch", "the Pro plan"), or in quotes ("「青柠」").
-_NAME = re.compile(
-    # Each name is tried where its run of word characters and hyphens starts, not at each
-    # word start in it: "A-A-A-..." was read to its end from each "A".
-    r"(?<![\w-])(?P<owner>[A-Z][\w-]*)'s\b"
-    r"|(?<![\w-])(?P<before>[A-Z][\w-]*)\s+(?=(?:plan|launch|project|redesign|release|trip|team|app|service"
-    r"|dinner|party|meeting|sync|deadline|account|subscription|tier|budget)\b)"
-    r"|[「《“\"](?P<quoted>[^」》”\"]{1,20})[」》”\"]"
-    r"|(?<![\w-])(?P<cjk>[A-Za-z][\w-]*)(?=项目|团队|小组|系统|产品)"
-)
-
-
-_QUOTE = re.compile(r"[「《“\"]")
-
-
-def _names(text: str) -> frozenset[str]:
-    """The names a fact gives the things it is about (``_NAME``)."""
-    if text.islower() and not _QUOTE.search(text):
-        return NO_WORDS  # no capital, no quote: no name (most facts say none)
-    found = set()
-    for match in _NAME.finditer(text):
-        name = next(group for group in match.groups() if group)
-        if name not in COMMON_WORDS:
-            found.add(intern(name.casefold()))
-    return frozenset(found) if found else NO_WORDS

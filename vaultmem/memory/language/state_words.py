@@ -931,6 +931,19 @@ AFTER_NAME = re.compile(
     r"|works|worked|quit|left|joined|finally|now|still|recently|passed|became|will"
     r"|and [a-z]+ (?:are|were|got|have))\b"
 )
+# A thing's name: a capitalised word owning it ("Lucy's dinner") or before a noun naming
+# such a thing ("the Atlas launch", "the Pro plan"), or in quotes ("「青柠」").
+THING_NAME = re.compile(
+    # Each name is tried where its run of word characters and hyphens starts, not at each
+    # word start in it: "A-A-A-..." was read to its end from each "A".
+    r"(?<![\w-])(?P<owner>[A-Z][\w-]*)'s\b"
+    r"|(?<![\w-])(?P<before>[A-Z][\w-]*)\s+(?=(?:plan|launch|project|redesign|release|trip"
+    r"|team|app|service|dinner|party|meeting|sync|deadline|account|subscription|tier"
+    r"|budget)\b)"
+    r"|[「《“\"](?P<quoted>[^」》”\"]{1,20})[」》”\"]"
+    r"|(?<![\w-])(?P<cjk>[A-Za-z][\w-]*)(?=项目|团队|小组|系统|产品)"
+)
+QUOTE = re.compile(r"[「《“\"]")
 # Words any two plans, prices or tools may share without being about one thing.
 GENERIC_WORDS = frozenset(
     """plan plans trip trips deadline meeting sync call appointment date time day days week

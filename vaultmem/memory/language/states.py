@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from sys import intern
 from typing import Protocol
 
 from vaultmem.memory.language import slot_words
@@ -137,6 +138,19 @@ def parties(text: str) -> tuple[str, str, str]:
     called = w.ADDRESSED.search(opening)
     addressee = "" if called is None else (called.group("greeted") or called.group("named"))
     return speaker, subject, addressee.casefold()
+
+
+def thing_names(text: str) -> frozenset[str]:
+    """The names a fact gives the things it is about (``state_words.THING_NAME``:
+    "Lucy's dinner", "the Atlas launch", "「青柠」"), case-folded."""
+    if text.islower() and not w.QUOTE.search(text):
+        return frozenset()  # no capital, no quote: no name (most facts say none)
+    found = set()
+    for match in w.THING_NAME.finditer(text):
+        name = next(group for group in match.groups() if group)
+        if name not in COMMON_WORDS:
+            found.add(intern(name.casefold()))
+    return frozenset(found)
 
 
 def _searched(text: str) -> tuple[list[_Pattern], list[tuple[str, str, int]]]:
@@ -384,7 +398,7 @@ def ended(new: Readings, old: Readings) -> State | None:
 def _same_thing(new: Readings, old: Readings) -> bool:
     """Whether two facts are about one thing: a word both say that is not a word every
     such fact says (a day, a number, "plan", "trip"), and no two different names
-    ("Lucy's dinner" / "Dan's dinner"; "「青柠」" / "「蓝莓」"; ``_NAME``)."""
+    ("Lucy's dinner" / "Dan's dinner"; "「青柠」" / "「蓝莓」"; ``thing_names``)."""
     if new.names and old.names and new.names.isdisjoint(old.names):
         return False
     shared = (new.words & old.words) - w.GENERIC_WORDS

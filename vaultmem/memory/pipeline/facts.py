@@ -156,6 +156,12 @@ def parse_entries(text: str) -> list[Entry]:
     return entries
 
 
+def may_be_struck(line: str) -> bool:
+    """Whether a fact's line may be struck (``Entry.struck``) without parsing it: it
+    holds a strike or a field that strikes. Most lines a search reads are live."""
+    return "~~" in line or "superseded_by" in line or "forgotten" in line
+
+
 def parse_entry(line: str, number: int = 0) -> Entry | None:
     """A list item taken apart, or ``None`` for any other line."""
     match = _ITEM.match(line)
