@@ -5,6 +5,7 @@ lesson only when it teaches one, and names a person only with evidence."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -454,7 +455,7 @@ def test_memory_md_profiles_each_speaker_of_a_conversation_with_dated_linked_lin
     assert "Porto" in lee and "Portuguese" in lee and "nurse" not in lee
     for line in (dana + lee).strip().splitlines():  # dated, linked, without the name
         assert line.startswith("- ") and not line.startswith(("- Dana:", "- Lee:"))
-        assert "(2026-11-20) ([[facts/" in line, line
+        assert re.search(r" \[\[facts/[^\]]*#\^f[0-9a-f]+\|2026-11-20\]\]$", line), line
     assert "congrats" not in dana + lee  # small talk to the listener: no fact
     assert "Hey Lee!" not in dana  # the greeting a line opens with is not shown
     assert memory_section(vault.root, "Owner and identity") == ""

@@ -204,10 +204,13 @@ def test_memory_md_cites_each_fact_by_a_link_to_its_line(tmp_path: Path) -> None
     with Vault(root) as vault:
         vault.remember("Remember: I am allergic to shellfish", now=WHEN)
         vault.consolidate(today=DAY)
-        cited = re.findall(r"\(\[\[([^\]|]+)\|(f[0-9a-f]+)\]\]\)", (root / "MEMORY.md").read_text())
+        # Shown as the day the fact was learnt: the date and the link in one.
+        cited = re.findall(
+            r"\[\[([^\]|]+#\^f[0-9a-f]+)\|2023-09-12\]\]$", (root / "MEMORY.md").read_text(), re.M
+        )
         assert cited, (root / "MEMORY.md").read_text()
-        for link, ident in cited:
-            assert link.endswith(f"#^{ident}") and resolve(root, link) == ("facts/health.md", True)
+        for link in cited:
+            assert resolve(root, link) == ("facts/health.md", True)
         # One memory in search and in the prompt block: the MEMORY.md line and its fact
         # meet through the id the link names.
         assert one_memory(vault, "shellfish", {"MEMORY.md", "facts/health.md"})

@@ -253,7 +253,7 @@ def test_two_devices_remember_consolidate_and_sync_converge_on_their_own(
         ids = fact_ids(a)
         assert len(ids) == len(set(ids)) == 2 * (round_ + 1)  # each device's facts, once
         memory = (a.root / "MEMORY.md").read_text()
-        listed = re.findall(r"\|(f[0-9a-f]+)\]\]\)", memory)  # ([[facts/x#^fID|fID]])
+        listed = re.findall(r"#\^(f[0-9a-f]+)\|", memory)  # [[facts/x#^fID|DAY]]
         assert sorted(listed) == sorted(ids)  # rebuilt from both devices' facts, each once
         assert f"{len(ids)} facts" in memory
         daily = (a.root / f"memory/{DAY}.md").read_text()

@@ -59,7 +59,8 @@ _NOTE = re.compile(
 # Kinds of standing fact a profile holds (``states``): who one is with, where, as what.
 _STANDING = frozenset(
     "job workplace shift home partner pet vehicle school diet medication hospital licence role "
-    "membership hobby habit:coffee habit:smoking habit:alcohol habit:exercise habit:sleep".split()
+    "membership hobby favourite habit:coffee habit:smoking habit:alcohol habit:exercise "
+    "habit:sleep".split()
 )
 
 
@@ -155,7 +156,8 @@ def _profile(facts: list[Fact]) -> list[Fact]:
     """A person's facts in the order a profile wants them: by kind (``_KIND_WEIGHT``),
     one's own news before words about the world, then importance, the newest first; and
     among the ``_PROFILE_POOL`` first so, a standing fact (a job, a home, a partner, pets,
-    school, a habit: ``states``) before an event, a fact naming particular things (names,
+    school, a habit, a favourite: ``states``; a profile is made of them, so it weighs
+    three times as much) before an event, a fact naming particular things (names,
     numbers, long words: ``_SPECIFIC``) before a vague one, one that only asks or reacts
     last. (Those three read each fact's sentences: a large vault's owner has some 90,000
     facts, and a section shows a few dozen.)"""
@@ -166,7 +168,7 @@ def _profile(facts: list[Fact]) -> list[Fact]:
 
     def weight(fact: Fact) -> float:
         words = _unnamed(fact.text)
-        standing = 1.5 if any(s.kind in _STANDING for s in states(fact.text)) else 1.0
+        standing = 3.0 if any(s.kind in _STANDING for s in states(fact.text)) else 1.0
         told = 1.0 if _told(words) else 0.2
         specific = min(1.6, 0.7 + 0.1 * len(_SPECIFIC.findall(_gist(words))))
         return first_weight(fact) * standing * told * specific
@@ -244,8 +246,10 @@ def _line(fact: Fact, with_name: bool) -> str:
     if with_name and words != fact.text:
         text = fact.text[: len(fact.text) - len(words)] + text
     text = _cut(text, _SHOWN_CHARS)
-    day = f" ({fact.day.isoformat()})" if fact.day else ""
-    return f"- {text}{day}" + (f" ({cite(fact.path, fact.id)})" if fact.id else "")
+    day = fact.day.isoformat() if fact.day else ""
+    if fact.id:
+        return f"- {text} {cite(fact.path, fact.id, day)}"
+    return f"- {text} ({day})" if day else f"- {text}"
 
 
 def _cut(text: str, most: int) -> str:
@@ -261,10 +265,11 @@ def _cut(text: str, most: int) -> str:
     return head[:at].rstrip(" ,;-—") + "…"
 
 
-def cite(path: str, ident: str) -> str:
-    """A fact cited by its id as a link Obsidian follows to the fact's line, shown as the
-    id alone: ``[[facts/health#^f09a4e5a171|f09a4e5a171]]``."""
-    return f"[[{path.removesuffix('.md')}#^{ident}|{ident}]]"
+def cite(path: str, ident: str, shown: str = "") -> str:
+    """A fact cited by its id as a link Obsidian follows to the fact's line, shown as
+    ``shown`` (the day it was learnt), else as the id:
+    ``[[facts/health#^f09a4e5a171|2026-11-20]]``."""
+    return f"[[{path.removesuffix('.md')}#^{ident}|{shown or ident}]]"
 
 
 def _active_context(
