@@ -218,8 +218,9 @@ class Consolidation(FactUpkeep):
         text, key, confidence = admitted.text, admitted.key, admitted.confidence
         if admitted.block_id is None:
             self._give_block_id(path, admitted.raw, admitted.ident)
+        said = admitted.text if admitted.reading is None else admitted.reading
         match = self.factset.best(
-            admitted.text, self.memory.duplicate_similarity, self.memory.conflict_similarity
+            said, self.memory.duplicate_similarity, self.memory.conflict_similarity
         )
         supersedes = None
         if match is not None and match.doubtful and self.llm is not None:

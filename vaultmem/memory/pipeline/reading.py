@@ -3,11 +3,13 @@ scored, admitted, and each admitted line's metadata.
 
 This part of a run depends only on the notes, read in order (a line's score depends on
 the names of the lines before it), hardly on the facts the run writes. So a run over many
-notes does it in a forked worker process (``workers.forked``) while this process reads
-what each admitted line says as a fact (``conflicts.Fact``) and compares it with the facts
-(``consolidate.py``): the two halves of the work on the two cores, split the same way
-whatever either's speed. A small run, or one where forking is unsafe, reads here, to the
-same result.
+notes does it in a forked worker process (``workers.forked``) while this process
+compares each admitted line with the facts (``consolidate.py``). What a line says as a fact
+(``conflicts.Fact``, the longest part of reading it) is read by the worker for every other
+admitted line and by the run for the rest: the two halves of the work on the two cores,
+split the same way whatever either's speed (the worker reading all of them was slower: it
+became the longer half, and sending a reading costs much of making it). A small run, or
+one where forking is unsafe, reads here, to the same result.
 
 The one thing read that depends on the facts written: a name is a person when a fact
 already holds it as one (``extract``'s known people). The reader learns them from every
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultmem.config import Config
+from vaultmem.memory.language.conflicts import Fact
 from vaultmem.memory.language.extract import Metadata, extract
 from vaultmem.memory.language.roles import PLAIN_ROLES
 from vaultmem.memory.language.scoring import Score, entities, likelihood, narrates, score
@@ -95,8 +98,8 @@ class Admitted:
     has one, ``text`` the fact's words (capture request stripped, secrets masked, its
     speaker's role first), ``rated`` its score (without the reasons: a worker process
     sends this to the run), ``confidence`` the likelihood its words express and ``meta``
-    their metadata, as the reader's people make them. What the words say as a fact
-    (``Fact.read``) is read by the run, which compares it with the facts."""
+    their metadata, as the reader's people make them, and ``reading`` what the words say
+    as a fact (``Fact.read``) for every other line (``None``: the run reads it)."""
 
     raw: str
     block_id: str | None
@@ -107,6 +110,7 @@ class Admitted:
     text: str
     confidence: float | None
     meta: Metadata
+    reading: Fact | None
 
 
 @dataclass(slots=True)
@@ -158,6 +162,7 @@ class LineReader:
         self.facts = facts
         self.known: set[str] = set()
         self.people = people
+        self._admitted = 0  # lines admitted: the worker reads every other one as a fact
 
     def read_all(self, root: Path, stats: list[FileStat]) -> Iterator[NoteLines]:
         self.known = {name.casefold() for text in self.facts for name in entities(text)}
@@ -216,6 +221,7 @@ class LineReader:
             text = f"{masked_role(entry.role)}: {text}"
         meta = extract(text, day, self.people)
         self.people.update(meta.people)
+        self._admitted += 1
         return Admitted(
             entry.raw,
             entry.block_id,
@@ -226,6 +232,7 @@ class LineReader:
             text,
             likelihood(text),
             meta,
+            Fact.read(text) if self._admitted % 2 else None,  # every other: see above
         )
 
 
