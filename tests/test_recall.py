@@ -221,6 +221,32 @@ def test_a_recalled_line_says_who_and_when_and_pages_that_repeat_it_add_nothing(
     )
 
 
+def test_asked_of_one_speaker_their_own_lines_come_before_what_others_said_to_them(
+    vault: Vault,
+) -> None:
+    # Caroline's lines hold "Melanie" (she speaks to her) and more of the query's words;
+    # what Melanie said holds the answer.
+    said_to = [
+        f"- **Caroline**: Melanie, the pottery class sign-up sheet is up, class {n}! ^c{n}"
+        for n in range(8)
+    ]
+    daily(vault.root, "2026-11-10", *said_to, "- **Melanie**: I joined a pottery class. ^m1")
+    daily(
+        vault.root, "2026-11-11", "- **user**: When did Melanie sign up for the pottery class? ^u1"
+    )
+    vault.index()
+    query = "When did Melanie sign up for the pottery class?"
+    searched = [hit.block_id for hit in vault.search(query, limit=20, track=False)]
+    assert searched.index("m1") > 6  # search alone ranks it below most of what was said to her
+    recalled = [item.block_id for item in vault.context(query, budget=2000, today=TODAY).recalled]
+    assert recalled.index("m1") < recalled.index("c7")
+    # A line of a plain role ("user") is nobody's in particular: not put lower.
+    assert recalled.index("u1") < recalled.index("c7")
+    # A query naming two speakers prefers neither.
+    both = vault.context("Did Caroline or Melanie sign up for the pottery class?", today=TODAY)
+    assert [item.block_id for item in both.recalled].index("m1") > 6
+
+
 def test_today_and_yesterday_follow_and_the_newest_lines_win(vault: Vault) -> None:
     daily(vault.root, "2026-11-20", "- 08:00 **user** three days ago ^old")
     daily(vault.root, YESTERDAY, "- 08:00 **user** yesterday's plan ^y1")

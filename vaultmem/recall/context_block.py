@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultmem.errors import VaultmemError
+from vaultmem.memory.language.people import speaker
+from vaultmem.memory.language.roles import PLAIN_ROLES
 from vaultmem.memory.pipeline.facts import (
     Entry,
     Fact,
@@ -80,6 +82,7 @@ class Item:
     group: str = ""  # the heading it is shown under in its section ("" for none)
     order: tuple[Any, ...] = ()  # where it stands in its section: group, then line
     rank: int = 0  # its place among a query's hits, best first
+    said_by: str = ""  # the speaker of a conversation's line, as its role or "Name: " says
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -156,6 +159,7 @@ def build_context(
     memory_lines = _memory_items(vault)
     if query and query.strip():
         live, replaced = _recall_items(vault, query, agent, today, budget)
+        live = _asked_of_first(live, query)
         if live:
             filler.best(recall, live[0])
         filler.fill(recall, live[1:], limit=budget - memory_share(budget))
@@ -187,6 +191,26 @@ def build_context(
     parts = [p for p in (memory, recall, *days) if p.items]
     text = "\n\n".join([CONTEXT_MARKER, *(part.render() for part in parts)])
     return ContextBlock(text, count_tokens(text), budget, parts, recall.items)
+
+
+def _asked_of_first(items: list[Item], query: str) -> list[Item]:
+    """``items`` (best first) with the lines of other speakers ``_OTHER_SPEAKER_LAG``
+    places lower when the query names one of their speakers: asked what Melanie did, the
+    lines Melanie said come before the ones Caroline said to her (the words they share,
+    "Melanie", are the name she is called by)."""
+    speakers = {item.said_by for item in items if item.said_by}
+    asked = [name for name in speakers if _names(query, name)]
+    if len(asked) != 1:
+        return items
+    lag = [_OTHER_SPEAKER_LAG if item.said_by not in ("", asked[0]) else 0 for item in items]
+    return [items[i] for i in sorted(range(len(items)), key=lambda i: i + lag[i])]
+
+
+def _names(query: str, name: str) -> bool:
+    """Whether the query names ``name``: as a word, any case; a Chinese name anywhere."""
+    if not name.isascii():
+        return name in query
+    return re.search(rf"(?i)(?<!\w){re.escape(name)}(?!\w)", query) is not None
 
 
 def _after_current(rest: list[Item], replaced: list[Item]) -> list[Item]:
@@ -356,6 +380,7 @@ def _recall_items(
 
 
 _HISTORY_LAG = 3  # places a replaced memory goes below its rank
+_OTHER_SPEAKER_LAG = 6  # places another speaker's line goes below its rank (``_asked_of_first``)
 
 
 def _forgotten(hit: Hit) -> bool:
@@ -384,6 +409,7 @@ def _recalled(hit: Hit, daily_folder: str) -> Item | None:
     said = words
     if entry is not None and entry.role:
         said = f"{entry.role}: {words}"
+    said_by = (entry.role if entry is not None else None) or speaker(words) or ""
     if hit.path.startswith(("facts/", "archive/")) and entry is not None:
         said += _fact_dates(Fact(hit.path, entry))
         order: tuple[Any, ...] = (0, note, hit.match_start)
@@ -401,6 +427,7 @@ def _recalled(hit: Hit, daily_folder: str) -> Item | None:
         keys=frozenset({key}),
         group=f"### [[{note}]]",
         order=order,
+        said_by="" if said_by.casefold() in PLAIN_ROLES else said_by,
     )
     return replace(item, shown=_said(item, said))
 
