@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultmem.errors import VaultmemError
-from vaultmem.memory.language.roles import PLAIN_ROLES
+from vaultmem.memory.language.roles import PLAIN_ROLES, kept_role
 from vaultmem.memory.pipeline.facts import (
     Entry,
     Fact,
@@ -205,14 +205,6 @@ def _asked_of_first(items: list[Item], query: str) -> list[Item]:
     return [items[i] for i in sorted(range(len(items)), key=lambda i: i + lag[i])]
 
 
-def _opening_name(words: str) -> str:
-    """The speaker a fact keeps as its line's role, ``Name: words``: one or two capitalised
-    words or a Chinese name (the memory rules' ``people.speaker`` reads it more closely,
-    but a context block loads none of them: the query must name it here anyway)."""
-    found = _SAID_BY.match(words)
-    return found[1] if found else ""
-
-
 def _names(query: str, name: str) -> bool:
     """Whether the query names ``name``: as a word, any case; a Chinese name anywhere."""
     if not name.isascii():
@@ -387,9 +379,6 @@ def _recall_items(
 
 
 _HISTORY_LAG = 3  # places a replaced memory goes below its rank
-_SAID_BY = re.compile(  # a fact's "Name: " (``_opening_name``)
-    r"([A-Z][a-z\u00df-\u00ff]+(?: [A-Z][a-z\u00df-\u00ff]+)?|[\u4e00-\u9fff]{2,4}): "
-)
 _OTHER_SPEAKER_LAG = 6  # places another speaker's line goes below its rank (``_asked_of_first``)
 
 
@@ -419,7 +408,7 @@ def _recalled(hit: Hit, daily_folder: str) -> Item | None:
     said = words
     if entry is not None and entry.role:
         said = f"{entry.role}: {words}"
-    said_by = entry.role if entry is not None and entry.role else _opening_name(words)
+    said_by = entry.role if entry is not None and entry.role else kept_role(words)
     if hit.path.startswith(("facts/", "archive/")) and entry is not None:
         said += _fact_dates(Fact(hit.path, entry))
         order: tuple[Any, ...] = (0, note, hit.match_start)

@@ -26,12 +26,8 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 
 from vaultmem.memory.language.gates import Gate, Gated, Line
-from vaultmem.memory.language.roles import PLAIN_ROLES
+from vaultmem.memory.language.roles import FULL_NAME, KEPT_ROLE, PLAIN_ROLES, kept_role
 
-# A name: capitalised, and not part of a longer word on either side (MySQL, JavaScript, 3Com).
-_LATIN = "A-Za-z0-9_\u00c0-\u024f"
-_NAME = rf"(?<![{_LATIN}])[A-Z][a-z\u00df-\u00ff]+(?:-[A-Z][a-z\u00df-\u00ff]+)?(?![{_LATIN}])"
-_FULL = rf"(?:{_NAME})(?:\s(?:{_NAME}))?"
 _RELATIONS = (
     "friend|best friend|colleague|coworker|co-worker|boss|manager|wife|husband|partner|son|"
     "daughter|mother|mom|mum|father|dad|sister|brother|cousin|uncle|aunt|niece|nephew|"
@@ -101,7 +97,7 @@ _TITLES = "mr|mrs|ms|miss|dr|prof|sir|dear"
 _CONTEXT = re.compile(
     rf"(?<![A-Za-z])(?=[A-Za-z@])(?i:\b(?:(?:{_SOCIAL})\s+(?:\w+\s+){{0,3}}?with|{_DIRECT}|"
     rf"(?:{_TO_VERBS})\s+to|(?:{_FROM_NOUNS})s?\s+from|(?:my|our|his|her|their)\s+"
-    rf"(?:{_RELATIONS})|(?:{_RELATIONS})|{_TITLES})\b\.?,?\s+|@)({_FULL})"
+    rf"(?:{_RELATIONS})|(?:{_RELATIONS})|{_TITLES})\b\.?,?\s+|@)({FULL_NAME})"
 )
 # Every match holds "with", one of the words before "to" or "from", a relation (its first
 # word: "best friend", "co-worker"), a title, or "@": most lines hold none of them.
@@ -122,11 +118,11 @@ _G_CONTEXT = Gated(_CONTEXT, _CONTEXT_GATE)
 # One more name after a person's ("with Tom and Priya"), unless it names a group ("and
 # Google folks").
 _AND_NAME = re.compile(
-    rf"(?:\s*,\s*(?:and\s+)?|\s+(?:and|&)\s+)({_FULL})"
+    rf"(?:\s*,\s*(?:and\s+)?|\s+(?:and|&)\s+)({FULL_NAME})"
     r"(?!\s+(?:team|folk|people|guy|engineer|staff|crew|office|group|user|customer)s?\b)"
 )
-_AFTER = re.compile(rf"({_FULL})\s*(?:{_PERSON_VERBS})\b|({_FULL})(?:{_ZH_VERBS})")
-_ZH_CONTEXT = re.compile(rf"(?:我的|我)(?:{_ZH_RELATIONS})\s*({_FULL})")
+_AFTER = re.compile(rf"({FULL_NAME})\s*(?:{_PERSON_VERBS})\b|({FULL_NAME})(?:{_ZH_VERBS})")
+_ZH_CONTEXT = re.compile(rf"(?:我的|我)(?:{_ZH_RELATIONS})\s*({FULL_NAME})")
 _G_ZH_CONTEXT = Gated(_ZH_CONTEXT, Gate(parts=("我",)))
 # Capitalised words that start sentences or follow "with"/"to" and are no one.
 COMMON_WORDS = frozenset(
@@ -158,7 +154,7 @@ PLACES = frozenset(
 )
 
 
-_NAME_RE = re.compile(_FULL)
+_NAME_RE = re.compile(FULL_NAME)
 
 
 def _is_name(name: str) -> bool:
@@ -211,19 +207,18 @@ _OWNER = re.compile(
     rf"(?i:(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|our|us)\b)|我(?!的?(?:{_ZH_RELATIONS}))"
 )
 _MY_RELATION = re.compile(
-    rf"(?i:(?:my|our)\s+(?:{_RELATIONS})\b)(?:\s+({_FULL}))?|我的?(?:{_ZH_RELATIONS})\s*({_FULL})?"
+    rf"(?i:(?:my|our)\s+(?:{_RELATIONS})\b)(?:\s+({FULL_NAME}))?|我的?(?:{_ZH_RELATIONS})\s*({FULL_NAME})?"
 )
 # "\s*,?\s*" would split a run of spaces between its two halves in every way: quadratic.
 _AND_I = re.compile(r"(?i:\s*(?:,\s*)?(?:and|&)\s+(?:i|me)\b)|和我|跟我")
-_SPEAKER = re.compile(rf"^({_FULL}):\s")
-_SUBJECT = re.compile(rf"^({_FULL})(?:'s\b|\s+|(?=[\u4e00-\u9fff]))")
+_SUBJECT = re.compile(rf"^({FULL_NAME})(?:'s\b|\s+|(?=[\u4e00-\u9fff]))")
 
 
 def speaker(text: str) -> str | None:
     """The name a line of a conversation starts with, as ``Name: words``; ``None`` for
     any other line ("Deploy failed with error: ..." is no one's)."""
-    found = _SPEAKER.match(text.strip())
-    return found[1] if found and _is_name(found[1]) else None
+    name = kept_role(text)
+    return name if name and _is_name(name) else None
 
 
 def speakers(texts: Iterable[str]) -> set[str]:
@@ -243,7 +238,7 @@ def about(text: str, known: Collection[str] = ()) -> str | None:
         known: names already known as people.
     """
     words = text.strip()
-    speaker = _SPEAKER.match(words)
+    speaker = KEPT_ROLE.match(words)
     if speaker and _is_name(speaker[1]):
         rest = words[speaker.end() :]
         if _OWNER.match(rest):
