@@ -43,6 +43,8 @@ def verdict(old: str, new: str) -> tuple[str, str | None] | None:
             "klimmhal",
         ),
         ("我们的需求都记在禅道里。", "禅道停掉了，需求改记到飞书。", "禅道"),
+        # the one the new line opens with is named in the old one, not as its opener
+        ("年糕吃的是进口狗粮。", "兽医让年糕改吃处方粮了。", "年糕"),
     ],
 )
 def test_a_change_of_a_thing_both_name_supersedes_it(old: str, new: str, anchor: str) -> None:

@@ -12,7 +12,8 @@ So a new fact ``changes`` an old one when
 * both are short statements (``_short``: a long chat turn sharing a word tells a story),
   and the old one tells no moment ("yesterday", "昨天");
 * the two are about one subject: one speaker, the same person opening both (or either
-  opening with a pronoun or a thing: ``states.parties``), and no two different names
+  opening with a pronoun or a thing: ``states.parties``), or the person one opens with
+  named in the other ("煤球" in "用户养了一只猫叫煤球"), and no two different names
   ("「青柠」" / "「蓝莓」");
 * they share a specific word that names none of their parties (the speaker, the subject,
   the one addressed: "Thanks, Maria!"): a word outside the most frequent words of
@@ -155,7 +156,9 @@ def cue(text: str, words: frozenset[str]) -> str:
 def changes(new: Readings, old: Readings) -> str | None:
     """The words the new fact changes of the old one's ("spanish"), joined, if it does
     (see the module's docstring)."""
-    if not new.change or not _same_parties(new.parties, old.parties):
+    if not new.change or not (
+        _same_parties(new.parties, old.parties) or _named_in(new, old) or _named_in(old, new)
+    ):
         return None  # another speaker's, or another person's ("Marco" / "Marco's wife")
     if not _short(old.words, _OLD_WORDS):
         return None  # a long turn sharing a word tells a story, not a change of it
@@ -183,6 +186,18 @@ def _same_parties(new: tuple[str, str, str], old: tuple[str, str, str]) -> bool:
     if len(subjects) == 1 or states.PRONOUN in subjects:
         return True
     return subjects == {states.THING, new[0]}
+
+
+def _named_in(one: Readings, other: Readings) -> bool:
+    """Whether the person one fact opens with is named in the other, said by the same
+    speaker: "Ella started at the new school" after "Ella's in year 3 at St Mary's" (that
+    one read as the speaker's), "煤球上周走了" after "用户养了一只猫叫煤球"."""
+    speaker, subject, _ = one.parties
+    if speaker != other.parties[0] or subject in (speaker, states.PRONOUN, states.THING):
+        return False
+    name = subject if w.HAS_CJK.match(subject) is None else subject[:2]
+    name = re.split(r"['\s]", name)[0]
+    return name not in w.OWNER_WORDS and name in other.words
 
 
 def _short(words: frozenset[str], most: int) -> bool:
