@@ -463,7 +463,7 @@ def test_without_the_sdk_mcp_says_how_to_install_it(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert done.stderr.strip() == f"Error: {INSTALL_HINT}"
-    assert "pip install 'vaultmem[mcp]'" in INSTALL_HINT
+    assert "pip install 'mcp>=2.3'" in INSTALL_HINT
     assert done.stdout == ""
 
 

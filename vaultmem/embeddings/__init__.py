@@ -1,4 +1,4 @@
-"""Optional semantic search (the ``vaultmem[embeddings]`` extra): embedders
+"""Optional semantic search (the ``embeddings`` extra): embedders
 (``embedders.py``, ``openai_api.py``, what they share in ``protocol.py``), the vector store
 (``store.py``), the search matrix (``matrix.py``, kept mapped by each open vault's
 ``MatrixCache``, ``files.py``), ``vaultmem embed`` (``embed.py``, in the daemon

