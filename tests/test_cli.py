@@ -122,6 +122,19 @@ def test_show_reads_only_notes_of_the_vault(example: Path, target: str) -> None:
     assert "is not a note of the vault" in err and token not in err
 
 
+def test_show_opens_the_links_search_hands_out(example: Path) -> None:
+    (example / "Trip.md").write_text(
+        "# Plans\n\n## Day one\n\nTram at 9.\n\n## Day two\n\nFerry.\n"
+    )
+    code, out, err = run("show", "[[Trip#Plans#Day one]]", "--vault", str(example))
+    assert code == 0, err
+    assert out.splitlines() == ["3 | ## Day one", "4 | ", "5 | Tram at 9."]
+    code, out, err = run("show", "[[Trip|the trip]]", "--vault", str(example))
+    assert code == 0 and " 9 | Ferry." in out.splitlines() and "Plans" in out
+    code, _, err = run("show", "[[Trip#Day three]]", "--vault", str(example))
+    assert code == 1 and err == "Error: Trip.md has no heading 'Day three'\n"
+
+
 def test_no_vault_anywhere(tmp_path: Path) -> None:
     code, _, err = run("status", cwd=tmp_path)
     assert code == 1

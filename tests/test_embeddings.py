@@ -413,7 +413,7 @@ def test_hybrid_keeps_a_place_for_meaning_when_many_lines_share_the_query_words(
             "local.toml",  # a library that downloads its model: this device's choice only
             'backend = "fastembed"',
             "Error: the fastembed embedder needs the fastembed package (No module named"
-            " 'fastembed'); install it with `pip install 'fastembed'`",
+            " 'fastembed'); install it with `pip install fastembed`",
         ),
         ("config.toml", 'backend = "nope"', "Error: unknown [embeddings] backend 'nope'"),
         ("config.toml", 'backend = "openai"', 'Error: [embeddings] backend = "openai" needs url'),

@@ -169,7 +169,7 @@ def test_get_reads_memory_md_exactly(client: Client, root: Path) -> None:
     assert excerpt["text"].splitlines() == (root / "MEMORY.md").read_text().splitlines()
     lines = client.ok("get", {"path": "MEMORY.md", "line_start": 2, "line_end": 3})
     assert lines["text"].splitlines() == (root / "MEMORY.md").read_text().splitlines()[1:3]
-    assert lines["link"] == "MEMORY.md:2"
+    assert lines["link"] == "[[MEMORY]]"
     (root / "empty.md").write_text("")
     assert client.ok("get", {"path": "empty.md"})["text"] == ""
 
@@ -185,6 +185,46 @@ def test_get_by_block_id_reads_the_line(client: Client, root: Path) -> None:
         assert (excerpt["path"], excerpt["line_start"]) == (stored["path"], stored["line"])
         assert "The boiler code is on the fridge" in excerpt["text"]
         assert excerpt["block_id"] == block and excerpt["link"] == stored["link"]
+
+
+def test_every_link_search_context_and_recent_hand_out_opens_with_get(
+    client: Client, root: Path
+) -> None:
+    """A person's own notes carry no block ids, and vaultmem writes none into them: a hit
+    there is linked to its section, ``[[notes/Trip#Plans#Day one Lisbon]]`` (what a link may
+    not hold, ":" here, made a space, as Obsidian links a heading), and ``get`` reads each
+    link, each ``PATH:LINE`` and each ``[[note#^id|alias]]`` back."""
+    (root / "notes").mkdir()
+    (root / "notes/Trip.md").write_text(
+        "# Plans\n\nIntro line.\n\n## Day one: Lisbon\n\nThe tram to Belém leaves at 9.\n\n"
+        "## Day two\n\nThe ferry to Cacilhas.\n\n# Budget\n\nHotel paid in advance.\n",
+        encoding="utf-8",
+    )
+    stored = client.ok("remember", {"text": "Belém pastries are the best in Lisbon"})
+    [trip] = [h for h in client.search("tram Belém") if h["path"] == "notes/Trip.md"]
+    assert trip["block_id"] is None and trip["link"] == "[[notes/Trip#Plans#Day one Lisbon]]"
+    section = client.ok("get", {"path": trip["link"]})
+    assert section["text"].splitlines()[0] == "## Day one: Lisbon"
+    assert "tram to Belém" in section["text"] and "ferry" not in section["text"]
+    whole = client.ok("get", {"path": "[[notes/Trip]]"})
+    assert "Hotel paid" in whole["text"] and whole["line_start"] == 1
+    at_line = client.ok("get", {"path": f"notes/Trip.md:{trip['match_start']}"})
+    assert at_line["text"] == "The tram to Belém leaves at 9."
+    block = client.ok("context", {"query": "Belém tram pastries", "budget_tokens": 800})
+    links = {item["link"] for part in block["sections"] for item in part["items"]}
+    links |= {item["link"] for item in client.ok("recent", {"days": 1})["daily"]}
+    assert trip["link"] in links and stored["link"] in links
+    for link in links:
+        assert client.ok("get", {"path": link})["text"], link
+    day = stored["path"].removeprefix("memory/").removesuffix(".md")
+    for spelled in (
+        stored["link"],
+        stored["link"][:-2] + "|pastries]]",
+        f"[[{day}#^{stored['block_id']}]]",
+    ):
+        excerpt = client.ok("get", {"id": spelled})
+        assert excerpt["block_id"] == stored["block_id"] and "pastries" in excerpt["text"]
+    assert "no heading" in client.error("get", {"path": "[[notes/Trip#Day three]]"})
 
 
 def test_get_by_id_never_reads_a_note_named_like_the_id(client: Client, root: Path) -> None:

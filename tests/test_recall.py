@@ -85,7 +85,7 @@ def test_the_best_hit_is_inside_a_budget_of_120(consolidated: Vault, query: str)
     tight = consolidated.context(query, budget=120, today=TODAY)
     assert tight.tokens <= 120
     assert tight.recalled[0].path == best.path and tight.recalled[0].line == best.line
-    if best.link is not None:
+    if best.block_id is not None:
         assert cites(tight.text, best.link)
     else:  # a line without a block id: under its note's link
         assert f"### [[{best.path.removesuffix('.md')}]]\n{best.shown}" in tight.text
@@ -432,7 +432,7 @@ def test_docs_cite_a_daily_line_as_the_code_links_it() -> None:
     """docs/context.md shows the link recall writes for a daily-note line (path-qualified,
     so a same-named note elsewhere in an Obsidian vault is not opened instead)."""
     docs = (Path(__file__).resolve().parents[1] / "docs" / "context.md").read_text()
-    assert f"`{link_to('memory/2026-11-22.md', 3, 'd22-1')}`" in docs
+    assert f"`{link_to('memory/2026-11-22.md', 'd22-1')}`" in docs
     assert "named by its date" not in docs
 
 

@@ -278,7 +278,7 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
             line_end=max(shown.line_end, shown.line_start),
             text="\n".join(shown.lines),
             block_id=shown.block_id,
-            link=link_to(shown.path, shown.line_start, shown.block_id),
+            link=link_to(shown.path, shown.block_id),
         )
 
     @_tool(server, read_only)

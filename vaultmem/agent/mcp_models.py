@@ -52,8 +52,8 @@ class SearchHit(BaseModel):
             tier=hit.tier,
             superseded=hit.superseded,
             tags=hit.tags,
-            link=link_to(hit.path, hit.match_start, hit.block_id),
-            also_in=[link_to(p.path, p.match_start, p.block_id) for p in hit.also_in],
+            link=link_to(hit.path, hit.block_id, hit.heading),
+            also_in=[link_to(p.path, p.block_id, p.heading) for p in hit.also_in],
         )
 
 
@@ -95,7 +95,7 @@ class Remembered(BaseModel):
     def of(cls, done: VaultRemembered) -> Remembered:
         link = None
         if done.path is not None and done.block_id is not None:
-            link = link_to(done.path, done.line or 0, done.block_id)
+            link = link_to(done.path, done.block_id)
         return cls(
             stored=done.block_id is not None,
             path=done.path,
@@ -190,7 +190,7 @@ class RecentItem(BaseModel):
     link: str = ""
 
     def model_post_init(self, context: object, /) -> None:
-        self.link = link_to(self.path, self.line, self.block_id)
+        self.link = link_to(self.path, self.block_id)
 
 
 class RecentResult(BaseModel):

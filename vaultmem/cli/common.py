@@ -14,7 +14,6 @@ import contextlib
 import importlib
 import json
 import os
-import re
 import select
 import sys
 import time
@@ -230,14 +229,6 @@ def run_date(ctx: click.Context, param: click.Parameter, value: str | None) -> s
     except DateOutOfRangeError as exc:
         raise click.BadParameter(str(exc)) from None
     return day
-
-
-def split_line(target: str) -> tuple[str, int | None]:
-    """``PATH:LINE`` -> (PATH, LINE); a suffix that is not 1-9 ASCII digits is part of PATH."""
-    head, sep, tail = target.rpartition(":")
-    if sep and re.fullmatch(r"[0-9]{1,9}", tail):
-        return head, int(tail)
-    return target, None
 
 
 def read_stdin(*, wait: float | None = None) -> bytes:

@@ -15,9 +15,9 @@ from vaultmem.cli.common import (
     echo_json,
     json_option,
     open_vault,
-    split_line,
     vault_option,
 )
+from vaultmem.notes.files import split_line
 
 if TYPE_CHECKING:
     from vaultmem.git.history import Commit

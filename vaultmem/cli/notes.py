@@ -7,7 +7,7 @@ import json
 import sys
 import threading
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +20,10 @@ from vaultmem.cli.common import (
     json_option,
     open_vault,
     progress_bar,
-    split_line,
     vault_option,
 )
 from vaultmem.errors import shown_path
+from vaultmem.notes.files import split_line
 from vaultmem.vault import Vault
 
 if TYPE_CHECKING:
@@ -224,19 +224,21 @@ def status(as_json: bool, vault_path: Path | None) -> None:
 @vault_option
 def show(target: str, context: int, as_json: bool, vault_path: Path | None) -> None:
     """Print a note, or with PATH:LINE the block holding that line, with line numbers.
-    A block id (^ID, ID, DATE#ID or PATH#ID) shows the block of the line that has it.
+    A block id (^ID, ID, DATE#ID or PATH#ID) shows the block of the line that has it; a
+    link as search hands it out ([[note#^id]], [[note#Heading]], [[note]]) what it names.
 
     Example: vaultmem show memory/2026-11-20.md:14
     """
     path, line = split_line(target)
-    block_id = None
     with open_vault(vault_path) as vault:
         if line is None:
-            found = vault.get(target)  # a path, or a block id
-            path, block_id = found.path, found.block_id
-            line = found.line_start if block_id else None
-        excerpt = vault.show(path, line, context)
-    excerpt.block_id = block_id
+            excerpt = vault.get(target)  # a path, a block id or a link
+            if excerpt.block_id is not None:  # its block, with the context asked for
+                excerpt = replace(
+                    vault.show(excerpt.path, excerpt.line_start, context), block_id=excerpt.block_id
+                )
+        else:
+            excerpt = vault.show(path, line, context)
     end = excerpt.line_end
     if as_json:
         echo_json(excerpt.as_dict())

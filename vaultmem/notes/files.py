@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -380,6 +381,17 @@ class Excerpt:
         if self.block_id is not None:
             out["block_id"] = self.block_id
         return out
+
+
+def split_line(target: str) -> tuple[str, int | None]:
+    """``PATH:LINE`` -> (PATH, LINE); a suffix that is not 1-9 ASCII digits is part of PATH."""
+    head, sep, tail = target.rpartition(":")
+    if sep and _LINE_NUMBER.fullmatch(tail):
+        return head, int(tail)
+    return target, None
+
+
+_LINE_NUMBER = re.compile(r"[0-9]{1,9}")
 
 
 def is_file(path: Path) -> bool:

@@ -76,7 +76,7 @@ class Item:
     path: str
     line: int
     block_id: str | None = None
-    link: str | None = None  # [[note#^id]], which Obsidian opens at the line
+    link: str = ""  # [[note#^id]] or [[note#Heading]], which Obsidian opens (``link_to``)
     keys: frozenset[str] = frozenset()  # what makes two items one memory
     group: str = ""  # the heading it is shown under in its section ("" for none)
     order: tuple[Any, ...] = ()  # where it stands in its section: group, then line
@@ -320,9 +320,11 @@ def _memory_items(vault: VaultView) -> list[Item]:
     deeper = "#" * max(0, 3 - min(levels, default=3))
     items = []
     heading = ""
+    link = link_to("MEMORY.md", None)
     for number, line in numbered:
         if _HEADING.match(line):
             heading = deeper + line.rstrip()
+            link = link_to("MEMORY.md", None, line.strip().lstrip("#").strip())
             continue
         if not line.strip() or any(marker in line for marker in ECHO_MARKERS):
             continue
@@ -334,6 +336,7 @@ def _memory_items(vault: VaultView) -> list[Item]:
                 line.strip(),
                 "MEMORY.md",
                 number,
+                link=link,
                 keys=keys,
                 group=heading,
                 order=(number,),
@@ -475,8 +478,8 @@ def _generated_lines(text: str) -> range:
     return range(begin, end + 1) if begin and end else range(0)
 
 
-def _link(hit: Hit) -> str | None:
-    return link_to(hit.path, hit.match_start, hit.block_id) if hit.block_id else None
+def _link(hit: Hit) -> str:
+    return link_to(hit.path, hit.block_id, hit.heading)
 
 
 def daily_notes(vault: VaultView, day: dt.date) -> list[str]:
@@ -531,7 +534,7 @@ def note_items(vault: VaultView, rel: str, agent: str | None) -> list[Item]:
         shown = without_fields(entry.raw.strip(), _BOOKKEEPING)
         if len(shown) > _WORDS_MAX:
             shown = shown[: _WORDS_MAX - 1] + "…"
-        link = link_to(rel, entry.number, entry.block_id) if entry.block_id else None
+        link = link_to(rel, entry.block_id)
         keys = {f"{rel}:{entry.number}"}
         if entry.block_id and (day := daily_date(rel, vault.config.vault.daily_folder)):
             keys.add(source_key(day, entry.block_id))  # as its facts cite it

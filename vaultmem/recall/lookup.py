@@ -1,8 +1,9 @@
 """What an agent looks up besides its prompt block: ``recent`` (the new daily-note lines,
 new facts and superseded facts of the last days) and ``get`` (a note's lines by path and
-range, or the line of a block id: ``^id``, ``id``, ``DATE#id``, ``PATH#id``). Both read
-notes only, through ``files`` (``get``) and the daily notes as the context block shows
-them (``recall.daily_items``).
+range, ``PATH:LINE``, the line of a block id: ``^id``, ``id``, ``DATE#id``, ``PATH#id``, or
+any link ``search``, ``context`` and ``recent`` hand out: ``[[note#^id]]``,
+``[[note#Heading]]``, ``[[note]]``). Both read notes only, through ``files`` (``get``) and
+the daily notes as the context block shows them (``recall.daily_items``).
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from vaultmem.errors import VaultmemError, check_path
 from vaultmem.memory.pipeline.facts import Fact, parse_entry
 from vaultmem.memory.pipeline.forget import Wanted, find_line
 from vaultmem.notes.date_range import EARLIEST, check_day
-from vaultmem.notes.files import Excerpt, is_file, note_in_vault, resolve_in_vault
+from vaultmem.notes.files import Excerpt, is_file, note_in_vault, resolve_in_vault, split_line
+from vaultmem.notes.parse import iter_links, parse_document
 from vaultmem.recall.context_block import daily_items, read_text
+from vaultmem.search.keyword import heading_parts
 
 if TYPE_CHECKING:
     from vaultmem.vault_view import VaultView
@@ -142,7 +145,10 @@ _ID = re.compile(r"\^?[A-Za-z0-9-]+")
 def get(vault: VaultView, target: str, line_start: int | None, line_end: int | None) -> Excerpt:
     """A note's lines (all, or ``line_start``..``line_end``), or the block of the line with a
     block id: ``^id``, ``id``, ``DATE#id`` (that day's daily note) or ``PATH#id``. A target
-    naming a file of the vault is a path; else one that looks like an id is an id.
+    naming a file of the vault is a path; ``PATH:LINE`` is the block holding that line; else
+    one that looks like an id is an id. A link (``[[note#^id]]``, ``[[note#Heading]]``, the
+    heading's section, ``[[note]]``; an alias after ``|`` is ignored) is read as what it
+    names.
 
     Raises:
         PathOutsideVaultError: the path (or the note of ``PATH#id``) leaves the vault.
@@ -155,10 +161,19 @@ def get(vault: VaultView, target: str, line_start: int | None, line_end: int | N
     # Every form names a file or a block id; either is short (a ``PATH#id`` of 100 kB made
     # the path's checks quadratic in its folders).
     check_path(target, "the target")
+    if target.startswith(("[[", "![[")):
+        target, heading = _linked(vault, target)
+        if heading or "#" not in target:
+            return _lines(vault, target, line_start, line_end, heading)
     if not target.startswith("^") and "#" not in target:
         absolute, rel = resolve_in_vault(vault.root, target)
         if is_file(absolute) or not _ID.fullmatch(target):
-            return _lines(vault, rel, line_start, line_end)
+            path, line = split_line(target)
+            if is_file(absolute) or line is None:
+                return _lines(vault, rel, line_start, line_end)
+            if line_start is not None or line_end is not None:
+                raise VaultmemError("give a line range or PATH:LINE, not both")
+            return vault.show(path, line)
     if line_start is not None or line_end is not None:
         raise VaultmemError("a line range goes with a path, not with a block id")
     wanted = Wanted.parse(target, vault.config.vault.daily_folder)
@@ -177,8 +192,33 @@ def get(vault: VaultView, target: str, line_start: int | None, line_end: int | N
     return excerpt
 
 
-def _lines(vault: VaultView, rel: str, start: int | None, end: int | None) -> Excerpt:
+def _linked(vault: VaultView, link: str) -> tuple[str, str]:
+    """What a link names: ``(NOTE#^id, "")`` for a block, ``(PATH, heading)`` for a section
+    or a note (the heading "" then): the note's path with ``.md`` added when the link leaves
+    it out, as Obsidian's links do.
+
+    Raises:
+        VaultmemError: the text is not one link, or it names no note.
+    """
+    found = iter_links(link)
+    if len(found) != 1 or not link.endswith("]]") or not found[0].target:
+        raise VaultmemError(f"{link!r} is not a link to a note: give [[note]], [[note#^id]]")
+    note, anchor = found[0].target, found[0].anchor
+    if anchor.startswith("#^"):  # read as PATH#id or DATE#id (a fact's [source:: ] link)
+        return f"{note}#{anchor[1:]}", ""
+    if not is_file(resolve_in_vault(vault.root, note)[0]):
+        note += ".md"
+    return note, anchor.lstrip("#")
+
+
+def _lines(
+    vault: VaultView, rel: str, start: int | None, end: int | None, heading: str = ""
+) -> Excerpt:
     excerpt = vault.show(rel)
+    if heading:
+        if start is not None or end is not None:
+            raise VaultmemError("a line range goes with a path, not with a heading link")
+        start, end = _section(excerpt, heading)
     if start is None and end is None:
         return excerpt
     count = len(excerpt.lines)
@@ -188,3 +228,34 @@ def _lines(vault: VaultView, rel: str, start: int | None, end: int | None) -> Ex
     excerpt.lines = excerpt.lines[first - 1 : last]
     excerpt.line_start = first
     return excerpt
+
+
+def _section(note: Excerpt, heading: str) -> tuple[int, int]:
+    """The lines of a note's section a link's heading names (``Plans#Day one``: "Day one"
+    under "Plans"), from its heading to the next heading at its depth or above, blank
+    lines at its end left out. Headings are compared as a link writes them
+    (``search.keyword.heading_parts``), in any case.
+
+    Raises:
+        VaultmemError: the note has no such heading.
+    """
+    wanted = [part.casefold() for part in heading_parts(heading.replace("#", " > "))]
+    headings = [b for b in parse_document("\n".join(note.lines)).blocks if b.kind == "heading"]
+    for number, block in enumerate(headings):
+        path = [part.casefold() for part in heading_parts(block.heading)]
+        if path[-1:] == wanted[-1:] and _in_order(wanted[:-1], path[:-1]):
+            depth = len(block.heading.split(" > "))
+            after = (
+                h.line_start for h in headings[number + 1 :] if len(h.heading.split(" > ")) <= depth
+            )
+            end = next(after, note.line_start + len(note.lines)) - 1
+            while end > block.line_start and not note.lines[end - note.line_start].strip():
+                end -= 1
+            return block.line_start, end
+    raise VaultmemError(f"{note.path} has no heading {heading!r}")
+
+
+def _in_order(wanted: list[str], path: list[str]) -> bool:
+    """Whether ``wanted`` are among ``path``'s parts, in its order (a link may skip one)."""
+    rest = iter(path)
+    return all(part in rest for part in wanted)

@@ -98,7 +98,7 @@ class Hit:
             "line_start": self.match_start,
             "line_end": self.match_end,
             "block_id": self.block_id,
-            "link": link_to(self.path, self.match_start, self.block_id),
+            "link": link_to(self.path, self.block_id, self.heading),
         }
 
     def snippet(self, width: int = 200) -> str:
@@ -116,13 +116,28 @@ class Hit:
         return (cut[:space] if space > width // 2 else cut) + "…"
 
 
-def link_to(path: str, line: int, block_id: str | None) -> str:
-    """How to cite a line: ``[[memory/2026-11-20#^id]]`` when it has a block id (the path
-    keeps it from resolving to a same-named note elsewhere in an Obsidian vault; Obsidian
-    opens it at the line), else ``path:line``."""
+def link_to(path: str, block_id: str | None, heading: str = "") -> str:
+    """How to cite a line so that Obsidian opens it: ``[[memory/2026-11-20#^id]]`` when it
+    has a block id (Obsidian opens it at the line); else the section it is in,
+    ``[[notes/Trip#Plans#Day one]]`` (vaultmem never writes ids into a person's notes);
+    else the note, ``[[MEMORY]]``. The path keeps a link from resolving to a same-named
+    note elsewhere in the vault. ``recall.lookup.get`` reads every form back."""
+    note = note_name(path)
     if block_id:
-        return f"[[{note_name(path)}#^{block_id}]]"
-    return f"{path}:{line}"
+        return f"[[{note}#^{block_id}]]"
+    return f"[[{note}{''.join('#' + part for part in heading_parts(heading))}]]"
+
+
+# What Obsidian does not allow in a link (its help, "Invalid characters"): a heading that
+# holds one is linked with a space in its place, as Obsidian's own heading links are.
+_NOT_IN_LINK = re.compile(r"%%|[\[\]#|^:\\]")
+
+
+def heading_parts(heading: str) -> list[str]:
+    """A chunk's heading path (``Plans > Day one``) as a link's parts, each with what a
+    link may not hold made a space; parts left empty are dropped."""
+    parts = (" ".join(_NOT_IN_LINK.sub(" ", part).split()) for part in heading.split(" > "))
+    return [part for part in parts if part]
 
 
 def note_name(path: str) -> str:
