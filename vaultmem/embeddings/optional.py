@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from vaultmem.embeddings.protocol import INSTALL_EMBEDDINGS
+from vaultmem.embeddings import INSTALL_EMBEDDINGS
 from vaultmem.errors import EmbeddingError
 
 if TYPE_CHECKING:

