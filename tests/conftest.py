@@ -19,6 +19,54 @@ from vaultmem import Vault
 from vaultmem.index.text import TextStore
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+#: Soak and long randomized tests (marked ``soak``) run in full where ``VAULTMEM_SOAK=1``
+#: (``.ci/run`` sets it); a plain ``pytest`` runs a tenth of each, so that the suite stays
+#: within minutes on a busy laptop (docs/contributing.md).
+SOAK = os.environ.get("VAULTMEM_SOAK") == "1"
+
+
+def soak(full: int, short: int) -> int:
+    """How many rounds a soak test runs: ``full`` in a soak run, else ``short``."""
+    return full if SOAK else short
+
+
+# Growth, not time: a test of linear time runs a function on an input of n and of 10n
+# characters and compares the CPU each takes (this process's; the least of a few runs,
+# measured again before a large ratio is believed, as a busy machine adds noise). A linear
+# function grows about 10x, a quadratic one 100x. No test asserts a wall-clock time.
+GROWTH_N = 300  # characters of the small input; the large one has ten times as many
+MOST_GROWTH = 30.0
+NOISE_FLOOR = 0.005  # s of CPU: below this the large input is too cheap to judge
+
+
+def _cpu(func: Callable[[str], object], text: str, runs: int) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.process_time()
+        func(text)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def growth(func: Callable[[str], object], text: Callable[[int], str], n: int = GROWTH_N) -> float:
+    """How much more CPU ``func`` takes on ``text(10 * n)`` than on ``text(n)``."""
+    ratio = 0.0
+    for runs in (3, 5, 9):
+        small = max(_cpu(func, text(n), runs), 1e-4)
+        large = _cpu(func, text(10 * n), runs)
+        if large < NOISE_FLOOR:
+            return 1.0
+        ratio = large / small
+        if ratio < MOST_GROWTH:
+            return ratio
+    return ratio
+
+
+def repeated(unit: str) -> Callable[[int], str]:
+    """``n`` characters of ``unit`` said again and again."""
+    return lambda n: (unit * (n // len(unit) + 1))[:n]
+
+
 # The fields of one search hit in --json output, as docs/json-output.md lists them.
 HIT_FIELDS = {
     "path",

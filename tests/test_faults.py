@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import snapshot, two_devices
+from conftest import snapshot, soak, two_devices
 
 from vaultmem import Vault
 from vaultmem.notes.state import TEMP_PREFIX
 
-ROUNDS = 36
+ROUNDS = soak(36, 12)
 
 
 class World:
@@ -152,6 +152,7 @@ class World:
             assert snapshot(device.index_path) == snapshot(rebuilt), f"round {round_}"
 
 
+@pytest.mark.soak
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_faults_on_two_devices_lose_nothing(tmp_path: Path, seed: int) -> None:
     world = World(tmp_path, seed)

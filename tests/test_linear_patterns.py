@@ -14,13 +14,12 @@ from __future__ import annotations
 import datetime as dt
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import write
+from conftest import GROWTH_N, MOST_GROWTH, growth, write
 
 from vaultmem import Vault
 from vaultmem.cli import cli
@@ -49,34 +48,7 @@ from vaultmem.search.query import (
 from vaultmem.search.results import MENTION
 from vaultmem.search.word_forms import forms_of
 
-N = 300  # characters of the small input; the large one has ten times as many
-MOST_GROWTH = 30.0  # a linear function grows about 10x; a quadratic one 100x
-NOISE_FLOOR = 0.005  # s of CPU: below this the large input is too cheap to judge
 DAY = dt.date(2026, 11, 23)
-
-
-def _cpu(func: Callable[[str], object], text: str, runs: int) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.process_time()
-        func(text)
-        best = min(best, time.process_time() - start)
-    return best
-
-
-def growth(func: Callable[[str], object], text: Callable[[int], str], n: int = N) -> float:
-    """How much more CPU ``func`` takes on ``text(10 * n)`` than on ``text(n)``; measured
-    again, with more runs, before a large ratio is believed (a busy machine's noise)."""
-    ratio = 0.0
-    for runs in (3, 5, 9):
-        small = max(_cpu(func, text(n), runs), 1e-4)
-        large = _cpu(func, text(10 * n), runs)
-        if large < NOISE_FLOOR:
-            return 1.0
-        ratio = large / small
-        if ratio < MOST_GROWTH:
-            return ratio
-    return ratio
 
 
 def repeat(unit: str, prefix: str = "", suffix: str = "") -> Callable[[int], str]:
@@ -236,7 +208,7 @@ def test_the_shapes_that_were_quadratic_are_linear(
 def test_the_cheap_shapes_that_were_quadratic_are_linear_at_length(
     reader: str, prefix: str, unit: str, suffix: str
 ) -> None:
-    ratio = growth(READERS[reader], repeat(unit, prefix, suffix), n=10 * N)
+    ratio = growth(READERS[reader], repeat(unit, prefix, suffix), n=10 * GROWTH_N)
     assert ratio < MOST_GROWTH, f"{reader}: {ratio:.0f}x for 10x the text"
 
 

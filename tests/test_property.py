@@ -12,7 +12,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from conftest import snapshot
+import pytest
+from conftest import snapshot, soak
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
@@ -48,7 +49,7 @@ QUERIES = ["budget", "预算", "deploy", "飞书插件配置", "alice", "callout
 
 
 @settings(
-    max_examples=60,
+    max_examples=soak(60, 15),
     stateful_step_count=12,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
@@ -141,4 +142,4 @@ class IndexMatchesRebuild(RuleBasedStateMachine):
                 assert sorted(ours) == sorted(theirs), query
 
 
-TestIndexMatchesRebuild = IndexMatchesRebuild.TestCase
+TestIndexMatchesRebuild = pytest.mark.soak(IndexMatchesRebuild.TestCase)

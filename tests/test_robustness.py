@@ -22,6 +22,7 @@ from conftest import SHARED, as_unprivileged, chunk_rows, wait_for, write
 from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.daemon.watch import running_watcher
+from vaultmem.index.prepare import PARALLEL_MIN_FILES
 
 DEADLINE = 60.0
 SECRET = "outsidesecretword"
@@ -142,14 +143,19 @@ def test_a_looping_path_given_to_a_command_is_a_clear_error(vault_path: Path, co
 # -- killed and concurrent index runs -----------------------------------------------------
 
 
+BIG_NOTES = 2 * PARALLEL_MIN_FILES
+
+
 @pytest.fixture(scope="module")
 def big_vault_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """1,500 generated notes: enough for an index run to fork its worker processes."""
+    """Generated notes, enough for an index run to fork its worker processes
+    (``PARALLEL_MIN_FILES``)."""
     generator = SHARED / "bench/gen_vault.py"
     if not generator.exists():
         pytest.skip(f"{generator} is not available")
     out = tmp_path_factory.mktemp("big") / "vault"
-    subprocess.run([sys.executable, str(generator), str(out), "--notes", "1500"], check=True)
+    notes = str(BIG_NOTES)
+    subprocess.run([sys.executable, str(generator), str(out), "--notes", notes], check=True)
     (out / ".vaultmem").mkdir()
     return out
 
@@ -368,7 +374,7 @@ def test_a_second_index_run_waits_for_the_first_then_finds_nothing_to_do(big_vau
     out, err = first.communicate()
     assert first.returncode == 0, err
     assert second.returncode == 0, second.stderr
-    assert "1502 files (0 changed, 0 removed)" in second.stdout
+    assert f"{BIG_NOTES + 2} files (0 changed, 0 removed)" in second.stdout
 
 
 @pytest.mark.parametrize("deleted", [["index.db"], ["index.db", "index.db-wal", "index.db-shm"]])
@@ -390,10 +396,10 @@ def test_an_index_deleted_mid_run_is_never_reported_as_built(
     out, err = run.communicate()
     if run.returncode == 0:  # built again: the index at the path answers
         assert "was deleted during the run; built again" in err
-        assert "1500 files" in out
+        assert f"{BIG_NOTES} files" in out
         query = (big_vault / "queries.txt").read_text().split("\t", 1)[0]
         with sqlite3.connect(db) as conn:
-            assert conn.execute("SELECT COUNT(*) FROM files").fetchone() == (1500,)
+            assert conn.execute("SELECT COUNT(*) FROM files").fetchone() == (BIG_NOTES,)
         found = subprocess.run(vaultmem("search", query, "--vault", str(big_vault)))
         assert found.returncode == 0
     else:  # or a clear error, never a success for an index that is gone

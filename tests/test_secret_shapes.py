@@ -12,10 +12,9 @@ of the 22 frozen ones were masked; every prose line was kept).
 from __future__ import annotations
 
 import string
-import time
-from collections.abc import Callable
 
 import pytest
+from conftest import MOST_GROWTH, growth, repeated
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -351,16 +350,6 @@ def test_a_field_is_masked_on_one_line_without_brackets(value: str, expected: st
     assert "[" not in masked and "]" not in masked and "\n" not in masked
 
 
-def _cpu_seconds(run: Callable[[], object]) -> float:
-    """The least CPU time of three runs (this process's: other processes add nothing)."""
-    best = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        run()
-        best = min(best, time.process_time() - started)
-    return max(best, 1e-3)
-
-
 # Texts built to make a label, a connector, a phrase, a PIN or a command line scan far.
 ADVERSARIAL = {
     "the password for ... is": "the password for a b c d e is ",
@@ -386,7 +375,5 @@ ADVERSARIAL = {
 def test_the_new_shapes_mask_in_linear_time(name: str) -> None:
     # Growth, not a time limit: ten times the text takes about ten times as long (a
     # quadratic rule takes a hundred times). 20 kB against 200 kB, by CPU time.
-    unit = ADVERSARIAL[name]
-    small, large = (unit * (size // len(unit) + 1) for size in (20_000, 200_000))
-    ratio = _cpu_seconds(lambda: mask_secrets(large)) / _cpu_seconds(lambda: mask_secrets(small))
-    assert ratio < 35, ratio
+    ratio = growth(mask_secrets, repeated(ADVERSARIAL[name]), n=20_000)
+    assert ratio < MOST_GROWTH, f"{name}: {ratio:.0f}x for 10x the text"
