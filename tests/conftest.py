@@ -149,6 +149,18 @@ def write(root: Path, rel: str, text: str | bytes) -> Path:
     return path
 
 
+#: A small Obsidian vault of the project's own, in English and Chinese (.obsidian/,
+#: Daily/, Templates/, aliases, nested tags, callouts, embeds, %%comments%%): the tests of
+#: a real-shaped vault that run in a fresh clone, without ../shared.
+MINI_VAULT = Path(__file__).parent / "data" / "obsidian-mini"
+
+
+def copy_mini_vault(dest: Path) -> Path:
+    """A copy of ``MINI_VAULT`` at ``dest`` (the fixture itself is never changed)."""
+    shutil.copytree(MINI_VAULT, dest)
+    return dest
+
+
 def copy_shared(rel: str, dest: Path) -> Path:
     """Copy a folder of ``../shared`` into ``dest`` (shared/ is read-only input)."""
     source = SHARED / rel

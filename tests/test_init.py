@@ -6,7 +6,7 @@ from pathlib import Path
 
 import git
 import pytest
-from conftest import copy_shared, write
+from conftest import copy_mini_vault, copy_shared, write
 
 from vaultmem import Vault, VaultmemError
 
@@ -56,6 +56,18 @@ def test_init_adopts_an_obsidian_vault_without_changing_a_file(tmp_path: Path) -
     assert {p: after[p] for p in before} == before
     # The index stays out of git even though the person's own .gitignore was kept as it was.
     assert git.Repo(root).git.check_ignore(".vaultmem/index.db")
+
+
+def test_init_adopts_the_mini_obsidian_vault_without_changing_a_file(tmp_path: Path) -> None:
+    root = copy_mini_vault(tmp_path / "mini")
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    report = Vault.init(root)
+    after = {p: p.read_bytes() for p in before}
+    assert after == before  # .obsidian/, Templates/, Daily/ and every note as they were
+    assert "MEMORY.md" in report.created
+    with Vault(root) as vault:
+        vault.index()
+        assert vault.search("龙井")[0].path == "zh/人物/王小明.md"
 
 
 def test_init_inside_an_existing_repository_commits_only_what_it_added(tmp_path: Path) -> None:

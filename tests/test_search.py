@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import HIT_FIELDS, copy_shared, write
+from conftest import HIT_FIELDS, copy_mini_vault, copy_shared, write
 
 from vaultmem import Vault
 from vaultmem.search.keyword import Hit
@@ -177,6 +177,71 @@ def test_parse_query_never_passes_syntax_through() -> None:
     assert parse_query("飞书插件").match.startswith('({body name} : "飞书 书插 插件")')
     # stop words alone still search
     assert parse_query("the").match == '({body heading name} : "the")'
+
+
+@pytest.fixture(scope="module")
+def mini_vault(tmp_path_factory: pytest.TempPathFactory) -> Vault:
+    root = copy_mini_vault(tmp_path_factory.mktemp("mini") / "vault")
+    (root / ".vaultmem").mkdir()
+    vault = Vault(root)
+    vault.index()
+    return vault
+
+
+def test_the_mini_vault_indexes_its_notes_and_not_its_templates(mini_vault: Vault) -> None:
+    indexed = [r[0] for r in mini_vault.db.conn.execute("SELECT path FROM files ORDER BY path")]
+    assert "Templates/Daily.md" not in indexed  # the template folder .obsidian names
+    assert "zh/项目/青柠计划.md" in indexed and "Daily/2026-11-20.md" in indexed
+    assert len(indexed) == 8
+
+
+@pytest.mark.parametrize(
+    ("query", "path"),
+    [
+        ("飞书插件配置", "Daily/2026-11-20.md"),  # the line holding it whole comes first
+        ("消息推送", "zh/项目/青柠计划.md"),
+        ("快捷键", "zh/项目/青柠计划.md"),
+        ("龙井", "zh/人物/王小明.md"),
+        ("小明", "zh/人物/王小明.md"),  # an alias
+        ("第三方插件", "zh/读书笔记/三体.md"),
+        ("peanuts", "en/People/Maria Chen.md"),
+        ("Project Atlas", "en/Projects/Atlas.md"),  # an alias
+        ("project/atlas", "en/Projects/Atlas.md"),  # a nested tag
+        ("lemon tart", "en/Recipes/Lemon tart.md"),
+    ],
+)
+def test_the_mini_vault_is_searched_in_english_and_chinese(
+    mini_vault: Vault, query: str, path: str
+) -> None:
+    assert mini_vault.search(query, limit=3)[0].path == path
+
+
+def test_chinese_search_in_the_mini_vault_finds_every_chunk_a_substring_scan_finds(
+    mini_vault: Vault,
+) -> None:
+    texts = mini_vault.db.conn.execute(
+        "SELECT path, chunk_id, text, heading FROM chunks WHERE kind <> 'frontmatter'"
+    ).fetchall()
+    for word in [
+        "链接",
+        "插件",
+        "同步",
+        "笔记",
+        "模板",
+        "快捷键",
+        "文件夹",
+        "核心插件",
+        "命令面板",
+    ]:
+        truth = {(p, c) for p, c, t, h in texts if word in t or word in h}
+        got = {(h.path, h.chunk_id) for h in run_search(mini_vault.db.conn, word, limit=1000)}
+        assert truth and truth <= got, word
+
+
+def test_a_chinese_question_finds_the_line_holding_its_words(mini_vault: Vault) -> None:
+    # Not verbatim anywhere: one daily line holds 手机, 同步 and 笔记.
+    best = mini_vault.search("如何在手机上同步笔记", limit=5)[0]
+    assert best.path == "Daily/2026-11-20.md" and best.block_id == "d20-2"
 
 
 @pytest.fixture(scope="module")
