@@ -812,3 +812,23 @@ def test_a_fact_is_dated_by_its_first_source_then_its_created_or_date_field() ->
     assert day("[confirmed_by:: [[2026-04-01#^c]]] [date:: 2025-12-31]") == dt.date(2026, 4, 1)
     assert day("[date:: 2025-12-31] [created:: 2025-11-30]") == dt.date(2025, 11, 30)
     assert day("[source:: [[Alice#^a]]]") is None
+
+
+def test_a_consolidation_commits_what_it_wrote_and_nothing_of_the_persons(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "vault"
+    Vault.init(root)
+    write(root, "memory/2026-11-21.md", "- I moved to Lisbon last month and love it ^a1\n")
+    with Vault(root) as vault:
+        vault.commit()
+        write(root, "Pets/Rex.md", "Rex is a good dog.\n")  # the person's own, pending
+        write(root, "Home.md", "# Home\n")
+        vault.history.run("add", "--", "Home.md")  # staged by the person, not committed
+        report = vault.consolidate(today=DAY)
+        assert report.commit is not None
+        committed = vault.history.run("show", "--name-only", "--format=", "HEAD").split()
+        status = vault.history.run("status", "--porcelain", "--untracked-files=all")
+    assert "Pets/Rex.md" not in committed and "Home.md" not in committed
+    assert any(path.startswith("facts/") for path in committed) and "MEMORY.md" in committed
+    assert "?? Pets/Rex.md" in status and "A  Home.md" in status  # left as they were

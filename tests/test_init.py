@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import git
@@ -124,3 +128,42 @@ def test_init_inside_a_vault_is_refused(tmp_path: Path) -> None:
     with pytest.raises(VaultmemError, match=r"is inside the vault at .*outer"):
         Vault.init(tmp_path / "outer" / "notes" / "inner")
     assert not (tmp_path / "outer" / "notes").exists()
+
+
+def run_init(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "vaultmem", "init", *args], capture_output=True, text=True, env=env
+    )
+
+
+def test_init_says_plainly_that_it_committed_the_persons_own_files(tmp_path: Path) -> None:
+    root = copy_mini_vault(tmp_path / "mini")
+    done = run_init(str(root))
+    assert done.returncode == 0, done.stderr
+    committed = [p for p in git.Repo(root).git.ls_files("-z").split("\0") if p]
+    assert "zh/人物/王小明.md" in committed and "MEMORY.md" in committed
+    assert done.stdout.splitlines()[-1] == (
+        f"git: made a repository here and committed {len(committed)} files, 12 of them yours"
+        " (history, sync and restore cover them; `vaultmem init --no-git` makes none)"
+    )
+
+
+def test_init_with_no_git_makes_no_repository_and_commits_nothing(tmp_path: Path) -> None:
+    root = copy_mini_vault(tmp_path / "mini")
+    done = run_init(str(root), "--no-git", "--json")
+    assert done.returncode == 0, done.stderr
+    assert not (root / ".git").exists()
+    said = json.loads(done.stdout)
+    assert said["repository"] == "none" and said["committed"] == []
+    assert "MEMORY.md" in said["created"]
+
+
+def test_init_without_git_installed_is_one_line_naming_what_to_do(tmp_path: Path) -> None:
+    bin_dir = Path(sys.executable).parent  # python, and no git
+    done = run_init(str(tmp_path / "v"), env={**os.environ, "PATH": str(bin_dir)})
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (
+        "Error: git is not installed: install git (vaultmem keeps the vault's history in it),"
+        " or run `vaultmem init --no-git`\n"
+    )
+    assert run_init(str(tmp_path / "w"), "--no-git", env={"PATH": str(bin_dir)}).returncode == 0

@@ -69,12 +69,13 @@ def test_every_json_command_is_in_the_json_reference() -> None:
 
 def test_init(tmp_path: Path) -> None:
     data = as_json("init", str(tmp_path / "v"))
-    assert set(data) == {"root", "created", "kept", "committed"}
+    assert set(data) == {"root", "created", "kept", "repository", "committed"}
     assert data["root"] == str((tmp_path / "v").resolve())
     assert "MEMORY.md" in data["created"] and data["kept"] == []
-    assert data["committed"] is True
+    assert data["repository"] == "new" and sorted(data["committed"]) == sorted(data["created"])
     again = as_json("init", str(tmp_path / "v"))
     assert again["created"] == [] and "MEMORY.md" in again["kept"]
+    assert again["repository"] == "existing" and again["committed"] == []
 
 
 @pytest.mark.parametrize("command", ["index", "reindex"])

@@ -355,6 +355,7 @@ def test_search_then_sync_makes_no_commit_of_its_own(
     # The other device writes, searches and syncs: its access line waits uncommitted ...
     b.remember(SAID["B"][0], now=dt.datetime.combine(DAY, dt.time(10)))
     b.consolidate(today=DAY)
+    b.commit()  # the daily line (a consolidation commits only what it wrote)
     assert b.search("standup Mondays")
     b.sync(today=DAY)
     # ... this device's rides along with its next real commit ...

@@ -138,7 +138,9 @@ def busy_run(root: Path) -> tuple[subprocess.Popen[str], int, dict[Path, bytes]]
     and the daily notes' bytes before."""
     Vault.init(root)
     start = dt.date(2025, 1, 1)
-    for n in range(FORK_MIN_NOTES + 100):
+    # Five times the notes that make a run fork: its child reads long enough to be seen and
+    # signalled before it ends, even on a busy machine.
+    for n in range(5 * FORK_MIN_NOTES):
         day = (start + dt.timedelta(days=n)).isoformat()
         lines = "".join(f"- Remember that project P{n}x{i} ships on day {i}\n" for i in range(30))
         write(root, f"memory/{day}.md", f"# {day}\n\n{lines}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.errors import VaultmemError, check_path
@@ -20,12 +20,15 @@ FOLDERS = ("memory", "facts", "topics", "archive")  # memory: the default daily 
 
 @dataclass
 class InitReport:
-    """What ``vaultmem init`` laid down."""
+    """What ``vaultmem init`` laid down (``created``; ``kept``: template files the folder
+    already had), and what it did with git: the ``repository`` it made (``"new"``), found
+    (``"existing"``) or did not make (``"none"``), and the files it ``committed``."""
 
     root: Path
     created: list[str]
     kept: list[str]
-    committed: bool = False
+    repository: str = "none"
+    committed: list[str] = field(default_factory=list)
 
 
 def template_dir(name: str) -> Path:
@@ -86,10 +89,12 @@ def lay_down(path: str | os.PathLike[str], *, example: bool = False) -> InitRepo
     return report
 
 
-def create_vault(path: str | os.PathLike[str], *, example: bool = False) -> InitReport:
+def create_vault(
+    path: str | os.PathLike[str], *, example: bool = False, git: bool = True
+) -> InitReport:
     """``Vault.init``: lay the template down (``lay_down``), show the example's facts in
     ``MEMORY.md`` from the start, then make the folder a git repository if it is not in
-    one and commit what was added (``git/repository.py``).
+    one and commit (``git/repository.commit_init``); with ``git`` false, neither.
 
     Raises:
         VaultmemError: ``path`` is a file, or inside another vault.
@@ -103,5 +108,6 @@ def create_vault(path: str | os.PathLike[str], *, example: bool = False) -> Init
     if example and "MEMORY.md" in report.created:
         # The example's facts are already distilled: MEMORY.md shows them from the start.
         rebuild_blocks(report.root, load_config(report.root), dt.date.today())
-    report.committed = commit_init(report.root, report.created)
+    done = commit_init(report.root, report.created, git=git)
+    report.repository, report.committed = done.repository, done.committed
     return report

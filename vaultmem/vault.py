@@ -109,9 +109,12 @@ class Vault:
         return cls(find_vault(path, start))
 
     @classmethod
-    def init(cls, path: str | os.PathLike[str], *, example: bool = False) -> InitReport:
+    def init(
+        cls, path: str | os.PathLike[str], *, example: bool = False, git: bool = True
+    ) -> InitReport:
         """Create a vault at ``path``, or adopt the notes folder there, changing no existing
-        file, and commit what was added (``template.create_vault``).
+        file, and commit (``template.create_vault``; ``git`` false: no repository, no
+        commit).
 
         Raises:
             VaultmemError: ``path`` is a file, or inside another vault.
@@ -119,7 +122,7 @@ class Vault:
         """
         from vaultmem.template import create_vault
 
-        return create_vault(path, example=example)
+        return create_vault(path, example=example, git=git)
 
     @property
     def db(self) -> Index:
@@ -498,7 +501,7 @@ class Vault:
                 return report
             if report.changed:
                 self.index_paths(report.changed)
-        report.commit = self._commit_quietly(report.summary(), report.notices)
+        report.commit = self._commit_quietly(report.summary(), report.notices, report.changed)
         return report
 
     def forget(
@@ -526,7 +529,7 @@ class Vault:
             return done
         self.index_paths(done.changed)
         verb = "forget --hard" if hard else "forget"
-        done.commit = self._commit_quietly(f"{verb} ^{done.block_id}", done.notices)
+        done.commit = self._commit_quietly(f"{verb} ^{done.block_id}", done.notices, done.changed)
         return done
 
     def tiers(self, today: dt.date | None = None) -> dict[str, dict[str, int]]:
@@ -636,8 +639,10 @@ class Vault:
 
         log_access(self.root, self.device, places, self.notices)
 
-    def _commit_quietly(self, message: str, notices: list[str]) -> str | None:
-        """Commit when the vault is in a git repository; a notice, not an error, otherwise."""
+    def _commit_quietly(self, message: str, notices: list[str], wrote: list[str]) -> str | None:
+        """Commit what a memory run wrote (its notes and the memory log) when the vault is
+        in a git repository; a notice, not an error, otherwise."""
         from vaultmem.git.versioning import commit_quietly
+        from vaultmem.memory.pipeline.ledger import LOG_DIR
 
-        return commit_quietly(lambda: self.history, message, notices)
+        return commit_quietly(lambda: self.history, message, notices, [*wrote, LOG_DIR])

@@ -28,36 +28,64 @@ from vaultmem.vault import Vault
 
 if TYPE_CHECKING:
     from vaultmem.index.runs import IndexReport
+    from vaultmem.template import InitReport
 
 
 @click.command(cls=FreeTextCommand)
 @click.argument("path", type=PathParam(path_type=Path), default=".")
 @click.option("--example", is_flag=True, help="Add a small example memory (English and Chinese).")
+@click.option(
+    "--git/--no-git",
+    default=True,
+    help="Make the folder a git repository if it is not in one, and commit (default); "
+    "--no-git: neither.",
+)
 @json_option
-def init(path: Path, example: bool, as_json: bool) -> None:
+def init(path: Path, example: bool, git: bool, as_json: bool) -> None:
     """Create a vault at PATH, or adopt the notes folder already there.
 
-    Adds only missing files, never changes an existing one, makes the folder a git
-    repository (if it is not in one) and commits.
+    Adds only missing files and never changes an existing one. In a folder in no git
+    repository it makes one and commits the whole folder, your notes included (history,
+    sync and restore cover them); in an existing repository it commits only the files it
+    added. It says which. --no-git makes no repository and commits nothing.
 
     Example: vaultmem init ~/memory --example
     """
-    report = Vault.init(path, example=example)
+    report = Vault.init(path, example=example, git=git)
     if as_json:
         echo_json(
             {
                 "root": str(report.root),
                 "created": report.created,
                 "kept": report.kept,
+                "repository": report.repository,
                 "committed": report.committed,
             }
         )
         return
-    click.echo(
-        f"vault ready at {report.root}: {len(report.created)} files added, "
-        f"{len(report.kept)} existing files kept"
-        + ("" if report.committed else " (nothing to commit)")
-    )
+    kept = f"; {len(report.kept)} of its files were there already and kept" if report.kept else ""
+    click.echo(f"vault ready at {report.root}: {len(report.created)} files added{kept}")
+    click.echo(_said_of_git(report))
+
+
+def _said_of_git(report: InitReport) -> str:
+    """What ``init`` did with git, plainly: the person's own files committed or not."""
+    count = len(report.committed)
+    if report.repository == "new":
+        yours = count - len(report.created)
+        held = f", {yours} of them yours" if yours > 0 else ""
+        return (
+            f"git: made a repository here and committed {count} files{held} "
+            "(history, sync and restore cover them; `vaultmem init --no-git` makes none)"
+        )
+    if report.repository == "existing":
+        if not count:
+            return "git: in an existing repository; nothing to commit"
+        return (
+            f"git: committed the {count} files vaultmem added to the existing repository; "
+            "your own changes are left for you to commit"
+        )
+    return "git: no repository made, nothing committed (history, sync and restore need one)"
 
 
 def _run_index(vault: Vault, rebuild: bool) -> IndexReport:

@@ -19,7 +19,7 @@ import os
 import re
 import subprocess
 import tarfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -221,9 +221,16 @@ class History:
         return top_relative.removeprefix(self.prefix)
 
     def commit(
-        self, message: str | None = None, *, memory_log_alone: bool = False
+        self,
+        message: str | None = None,
+        *,
+        memory_log_alone: bool = False,
+        only: Iterable[str] | None = None,
     ) -> Commit | None:
-        """Commit every change in the vault (the index and caches stay out, by .gitignore).
+        """Commit every change in the vault (the index and caches stay out, by .gitignore),
+        or with ``only`` the changes of those files and folders alone: what a memory run
+        wrote, never a person's edits elsewhere that happen to be pending (they stay as
+        they are, staged or not, for the person's or the daemon's next commit).
 
         Changes to the memory log alone (``.vaultmem/log/``: a search's access counts) make
         no commit of their own; they ride along with the next one (``memory_log_alone``
@@ -240,11 +247,17 @@ class History:
 
             message = mask_secrets(message)[0]
         paths = self.changed_paths()
+        scope = [".", *NEVER_COMMITTED]
+        if only is not None:
+            mine = [p.strip("/") for p in only]
+            under = tuple(p + "/" for p in mine)
+            paths = [p for p in paths if p in mine or p.startswith(under)]
+            scope = literal(paths)
         real = [p for p in paths if not p.startswith(MEMORY_LOG)]
         if not real and not (paths and memory_log_alone):
             return None
-        left_out = self.add_all()
-        if not self.run("diff", "--cached", "--name-only", "--", ".", *NEVER_COMMITTED).strip():
+        left_out = self.add_all(scope)
+        if not self.run("diff", "--cached", "--name-only", "--", *scope).strip():
             return None
         kept = [p for p in paths if p not in left_out]
         skip = [f":(exclude,literal){p}" for p in left_out]
@@ -255,22 +268,22 @@ class History:
             "-m",
             message or describe_changes(kept, self.daily_folder),
             "--",
-            ".",
+            *scope,
             *skip,
         )
         return self.log(limit=1)[0]
 
-    def add_all(self) -> list[str]:
-        """Stage every change in the vault but vaultmem's temp files; returns the paths git
-        could not add (each with a notice), which stay as they are."""
+    def add_all(self, scope: list[str] | None = None) -> list[str]:
+        """Stage every change in the vault (or in the pathspecs of ``scope``) but vaultmem's
+        temp files; returns the paths git could not add (each with a notice), which stay as
+        they are."""
+        scope = scope or [".", *NEVER_COMMITTED]
         try:
-            self.run("add", "--all", "--ignore-errors", "--", ".", *NEVER_COMMITTED)
+            self.run("add", "--all", "--ignore-errors", "--", *scope)
             return []
         except GitError as exc:
             reason = str(exc)
-        out = self.run(
-            "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".", *NEVER_COMMITTED
-        )
+        out = self.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *scope)
         left = [self.vault_relative(e[3:]) for e in out.split("\0") if len(e) > 3 and e[1] != " "]
         for path in left:
             why = next((ln for ln in reason.split("\n") if path in ln), reason.split("\n")[0])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.errors import GitError
@@ -57,18 +58,34 @@ def identity_env(cwd: Path) -> dict[str, str]:
     return env
 
 
-def commit_init(root: Path, added: list[str]) -> bool:
-    """Make ``root`` a git repository unless it is inside one, and commit.
+@dataclass
+class InitCommit:
+    """What ``init`` did with git: the ``repository`` it found or made (``"new"``,
+    ``"existing"``, or ``"none"`` with ``git=False`` outside one), and the files it
+    committed, vault-relative."""
 
-    In a new repository everything in the folder is committed (the template and any notes
-    that were already there); in an existing one only the files ``init`` added. Returns
-    whether a commit was made.
+    repository: str
+    committed: list[str] = field(default_factory=list)
+
+
+def commit_init(root: Path, added: list[str], *, git: bool = True) -> InitCommit:
+    """Make ``root`` a git repository unless it is inside one, and commit; with ``git``
+    false, neither (the person's choice: ``vaultmem init --no-git``).
+
+    In a new repository everything in the folder is committed (the template and the notes
+    already there: history, sync and restore cover them); in an existing one only the files
+    ``init`` added, whatever else is pending or staged there.
 
     Raises:
         GitError: git is missing or refused the commit.
     """
+    if not git:
+        return InitCommit("none" if _in_no_repository(root) else "existing")
     if shutil.which("git") is None:
-        raise GitError("git is not installed; install git and run `vaultmem init` again")
+        raise GitError(
+            "git is not installed: install git (vaultmem keeps the vault's history in it), "
+            "or run `vaultmem init --no-git`"
+        )
     message = "vaultmem: initialise vault"
     try:
         found = find_repository(root)
@@ -76,24 +93,32 @@ def commit_init(root: Path, added: list[str]) -> bool:
             run_git(["init", "--quiet", "--initial-branch=main"], root)
             env = identity_env(root)
             run_git(["add", "--all"], root, env=env)
-            if not run_git(["diff", "--cached", "--name-only"], root, env=env).strip():
-                return False
-            run_git(["commit", "--quiet", "--no-verify", "-m", message], root, env=env)
-            return True
+            names = os.fsdecode(run_git(["diff", "--cached", "--name-only", "-z"], root, env=env))
+            if names.strip("\0"):
+                run_git(["commit", "--quiet", "--no-verify", "-m", message], root, env=env)
+            return InitCommit("new", [name for name in names.split("\0") if name])
         # An existing repository may have the person's own work staged: commit only the
         # files init added, named relative to the repository's top folder.
         top = found[0]
         paths = literal([(root / rel).relative_to(top).as_posix() for rel in added])
         if not paths:
-            return False
+            return InitCommit("existing")
         env = identity_env(top)
         run_git(["add", "--", *paths], top, env=env)
         if not run_git(["diff", "--cached", "--name-only", "--", *paths], top, env=env).strip():
-            return False
+            return InitCommit("existing")
         run_git(["commit", "--quiet", "--no-verify", "-m", message, "--", *paths], top, env=env)
-        return True
+        return InitCommit("existing", list(added))
     except GitError as exc:
         raise GitError(f"git failed in {root}: {exc}") from exc
+
+
+def _in_no_repository(root: Path) -> bool:
+    """Whether ``root`` is in no git repository (also when git is not installed)."""
+    try:
+        return find_repository(root) is None
+    except GitError:
+        return True
 
 
 def check_out_cloned_branch(root: Path) -> str | None:

@@ -19,20 +19,24 @@ if TYPE_CHECKING:
     from vaultmem.git.history import Commit, History
 
 
-def commit_quietly(history: Callable[[], History], message: str, notices: list[str]) -> str | None:
+def commit_quietly(
+    history: Callable[[], History], message: str, notices: list[str], only: list[str]
+) -> str | None:
     """Commit when the vault is in a git repository; a notice, not an error, otherwise.
 
     Args:
         history: opens the vault's history (it raises ``GitError`` outside a repository).
         message: the commit message.
         notices: where a failure to commit, and what git said on its own, are told.
+        only: the files and folders the run wrote: a person's pending edits elsewhere
+            are not theirs to commit.
 
     Returns:
         The new commit's sha, or ``None`` (nothing to commit, or not committed).
     """
     try:
         opened = history()
-        commit = opened.commit(message)
+        commit = opened.commit(message, only=only)
     except GitError as exc:
         notices.append(f"not committed: {exc}")
         return None
