@@ -182,7 +182,8 @@ def test_a_model_change_embeds_again_and_prunes_the_old_vectors(notes: Path) -> 
         use_server(notes, server, model="words-v2")
         with Vault(notes) as vault:
             # Vectors of another model are never used: the new model has none yet.
-            assert vault.search("cat sofa", mode="hybrid")[0].path == "home/pets.md"
+            found = vault.search("cat sofa", mode="hybrid")
+            assert found[0].path == "home/pets.md" and found.mode == "keyword"  # as it was
             assert vault.notices == [
                 "keyword search only: no vectors of openai/words-v2 in this vault yet;"
                 " run `vaultmem embed`"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -123,8 +124,11 @@ def test_lists_the_tools_each_with_a_schema_and_a_one_line_description(client: C
     for tool in tools.values():
         assert tool.description and "\n" not in tool.description
         assert tool.input_schema["type"] == "object"
-        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        if tool.name != "context":  # its reply is the block alone (within its budget)
+            assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+    assert tools["context"].output_schema is None
     search = tools["search"].input_schema
+    assert search["properties"]["mode"]["enum"] == ["auto", "keyword", "semantic", "hybrid"]
     assert search["required"] == ["query"]
     assert search["properties"]["limit"]["minimum"] == 1
     assert search["properties"]["limit"]["maximum"] == 100
@@ -146,6 +150,12 @@ def test_remembers_a_line_and_finds_it_in_english_and_in_chinese(client: Client)
         assert best["line_start"] <= stored["line"] <= best["line_end"]  # with its context
         assert best["link"] == stored["link"]
         assert best["tier"] is None and best["superseded"] is False
+
+
+def test_search_says_the_mode_that_found_its_hits(client: Client) -> None:
+    client.ok("remember", {"text": "The boiler was serviced in October"})
+    for asked in ("auto", "keyword", "hybrid"):  # no vectors here: words found them
+        assert client.ok("search", {"query": "boiler", "mode": asked})["mode"] == "keyword"
 
 
 def test_remember_records_the_writing_agent(client: Client, root: Path) -> None:
@@ -210,10 +220,9 @@ def test_every_link_search_context_and_recent_hand_out_opens_with_get(
     assert "Hotel paid" in whole["text"] and whole["line_start"] == 1
     at_line = client.ok("get", {"path": f"notes/Trip.md:{trip['match_start']}"})
     assert at_line["text"] == "The tram to Belém leaves at 9."
-    block = client.ok("context", {"query": "Belém tram pastries", "budget_tokens": 800})
-    links = {item["link"] for part in block["sections"] for item in part["items"]}
+    links = block_links(context_block(client, {"query": "Belém tram pastries"}))
     links |= {item["link"] for item in client.ok("recent", {"days": 1})["daily"]}
-    assert trip["link"] in links and stored["link"] in links
+    assert "[[notes/Trip]]" in links and stored["link"] in links
     for link in links:
         assert client.ok("get", {"path": link})["text"], link
     day = stored["path"].removeprefix("memory/").removesuffix(".md")
@@ -241,23 +250,36 @@ def test_get_takes_exactly_one_of_path_and_id(client: Client, arguments: dict[st
     assert "exactly one of path and id" in client.error("get", arguments)
 
 
+def context_block(client: Client, arguments: dict[str, Any]) -> str:
+    """``context``'s reply: one text block, the block itself, and nothing else."""
+    result = client.call("context", arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is None  # no copy of the block, nor of its sections
+    [text] = result.content
+    return str(getattr(text, "text", ""))
+
+
+def block_links(block: str) -> set[str]:
+    """The links a block cites: each group's ``### [[note]]``, and with a line's ``^id``
+    the ``[[note#^id]]`` Obsidian opens at that line."""
+    links, note = set(), ""
+    for line in block.splitlines():
+        if line.startswith("#") and line.rstrip().endswith("]]") and "[[" in line:
+            note = line[line.index("[[") + 2 : -2]
+            links.add(f"[[{note}]]")
+        elif note and (ident := re.search(r" \^([A-Za-z0-9-]+)$", line)):
+            links.add(f"[[{note}#^{ident.group(1)}]]")
+    return links
+
+
 def test_context_stays_within_its_budget_and_cites_the_recall(client: Client) -> None:
     stored = client.ok("remember", {"text": "Maria's flight to Lisbon lands at 9:40"})
     for budget in (120, 400, 2000):
-        block = client.ok("context", {"query": "Lisbon flight", "budget_tokens": budget})
-        assert block["budget"] == budget and block["tokens"] <= budget
-        assert block["text"].startswith("<!-- vaultmem:context -->")
-        assert "Lisbon lands at 9:40" in block["text"]  # the best hit, even at 120 tokens
-        ids = [item["block_id"] for part in block["sections"] for item in part["items"]]
-        assert stored["block_id"] in ids
-
-
-def test_the_text_a_host_hands_the_model_is_the_block_alone(client: Client) -> None:
-    result = client.call("context", {"query": "Lisbon flight", "budget_tokens": 600})
-    assert not result.is_error and result.structured_content is not None
-    [text] = result.content  # one text block: the block, not a JSON copy of its sections
-    assert getattr(text, "text", None) == result.structured_content["text"]
-    assert count_tokens(text.text) <= 600
+        block = context_block(client, {"query": "Lisbon flight", "budget_tokens": budget})
+        assert count_tokens(block) <= budget  # the whole reply: the block is all of it
+        assert block.startswith("<!-- vaultmem:context -->")
+        assert "Lisbon lands at 9:40" in block  # the best hit, even at 120 tokens
+        assert stored["link"] in block_links(block)
 
 
 def test_recent_lists_the_lines_remembered_today(client: Client) -> None:
@@ -333,7 +355,7 @@ def test_get_reads_only_notes_never_the_vaults_other_files(client: Client, root:
         ("search", {"query": "tea", "limit": 0}, "limit"),  # out of bounds
         ("search", {"query": "tea", "limit": 10_000}, "limit"),
         ("search", {}, "query"),  # a required argument missing
-        ("search", {"query": "tea", "mode": "fuzzy"}, "the modes are auto, keyword, semantic"),
+        ("search", {"query": "tea", "mode": "fuzzy"}, "mode"),
         ("search", {"query": "tea", "mode": "semantic"}, "run `vaultmem embed` first"),
         ("search", {"query": "tea", "since": "last week"}, "since must be a date"),
         ("search", {"query": "tea", "tags": "work"}, "tags"),

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from vaultmem.notes.files import Excerpt, FileStat
     from vaultmem.recall.context_block import ContextBlock
     from vaultmem.recall.lookup import Recent
-    from vaultmem.search.keyword import Hit
+    from vaultmem.search.keyword import Hits
     from vaultmem.status import Status
     from vaultmem.template import InitReport
 
@@ -270,9 +270,10 @@ class Vault:
         today: dt.date | None = None,
         context: int | None = None,
         mode: str | None = None,
-    ) -> list[Hit]:
+    ) -> Hits:
         """Search the vault (``search/retrieval.py``, docs/search.md): one hit per memory,
-        ``mode`` keyword, semantic or hybrid (``None``: hybrid when the vault has vectors).
+        ``mode`` keyword, semantic or hybrid (``None``: hybrid when the vault has vectors);
+        the hits say the mode that found them (``Hits.mode``).
         Hits on facts count as accessed unless ``track`` is false.
 
         Raises:

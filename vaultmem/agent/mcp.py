@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
@@ -32,7 +32,6 @@ from pydantic import Field, ValidationError
 from vaultmem import __version__
 from vaultmem.agent.live import LiveIndex
 from vaultmem.agent.mcp_models import (
-    ContextResult,
     Excerpt,
     Forgotten,
     RecentResult,
@@ -48,7 +47,6 @@ from vaultmem.search.keyword import link_to
 from vaultmem.vault import Vault
 
 F = TypeVar("F", bound=Callable[..., Any])
-MODES = ("auto", "keyword", "semantic", "hybrid")
 MAX_LIMIT = 100
 MAX_BUDGET = 200_000
 AgentName = Annotated[
@@ -220,7 +218,7 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
             list[str] | None, Field(description="Keep lines carrying all of these tags.")
         ] = None,
         mode: Annotated[
-            str,
+            Literal["auto", "keyword", "semantic", "hybrid"],
             Field(
                 description="'keyword' (words), 'semantic' (meaning), 'hybrid' (both), or"
                 " 'auto': hybrid once the vault is embedded, else keyword."
@@ -230,8 +228,6 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
     ) -> SearchResult:
         """Search the memory (daily notes, facts, topics, MEMORY.md); hits best first, each
         with a `link` to cite and a `block_id` for `get` or `forget`."""
-        if mode not in MODES:
-            raise ToolError(f"unknown mode {mode!r}: the modes are {', '.join(MODES)}")
         since = _check_date("since", since)
         wanted = [t for t in tags or [] if t.strip("# ")]
         with service.reading() as vault:
@@ -247,8 +243,8 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
                 agent=agent,
                 mode=None if mode == "auto" else mode,
             )
-        hits = [h for h in hits if _has_tags(h.tags, wanted)][:limit]
-        return SearchResult(hits=[SearchHit.of(h) for h in hits], mode=mode)
+        kept = [h for h in hits if _has_tags(h.tags, wanted)][:limit]
+        return SearchResult(hits=[SearchHit.of(h) for h in kept], mode=hits.mode)
 
     @_tool(server, read_only)
     def get(
@@ -289,18 +285,15 @@ def register_tools(server: MCPServer, service: VaultService) -> None:
             Field(ge=40, le=MAX_BUDGET, description="Most tokens (default: the vault's)."),
         ] = None,
         agent: AgentName = None,
-    ) -> Annotated[CallToolResult, ContextResult]:
+    ) -> CallToolResult:
         """The memory block to put in your prompt: MEMORY.md, the best recall for query, then
         today's and yesterday's notes, never over budget_tokens; each line cites its source."""
         with service.reading() as vault:
             block = vault.context(query, budget=budget_tokens, agent=agent)
-        # The text a host hands the model is the block alone, within the budget; its
-        # sections (each line's source) are structured content, for the client (the SDK
-        # checks them against ``ContextResult``).
-        return CallToolResult(
-            content=[TextContent(type="text", text=block.text)],
-            structured_content=block.as_dict(),
-        )
+        # The reply is the block alone, so the budget bounds all a host may hand the model:
+        # no structured copy of it, nor of its sections (each line cites its source in the
+        # block itself: its note's [[link]] above it, its ^id at its end).
+        return CallToolResult(content=[TextContent(type="text", text=block.text)])
 
     @_tool(server, read_only)
     def recent(

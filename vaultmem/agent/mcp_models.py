@@ -61,7 +61,7 @@ class SearchResult(BaseModel):
     """The hits of one search, best first."""
 
     hits: list[SearchHit]
-    mode: str
+    mode: str = Field(description="The mode that found them: keyword, semantic or hybrid.")
 
 
 class Excerpt(BaseModel):
@@ -153,30 +153,6 @@ class ServerStatus(BaseModel):
             daemon_pid=status.daemon_pid,
             live=live,
         )
-
-
-class ContextItem(BaseModel):
-    """One line of the block, with where it came from."""
-
-    text: str
-    path: str
-    line: int
-    block_id: str | None
-    link: str | None
-
-
-class ContextSection(BaseModel):
-    title: str
-    items: list[ContextItem]
-
-
-class ContextResult(BaseModel):
-    """The prompt block: put ``text`` in the prompt as it is."""
-
-    text: str = Field(description="The block, ready for the prompt.")
-    tokens: int = Field(description="Its size, never over the budget.")
-    budget: int
-    sections: list[ContextSection]
 
 
 class RecentItem(BaseModel):

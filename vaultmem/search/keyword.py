@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterable
 from typing import Any
 
 from vaultmem.index.sql import in_parts
@@ -114,6 +115,16 @@ class Hit:
         cut = flat[: width - 1]
         space = cut.rfind(" ")
         return (cut[:space] if space > width // 2 else cut) + "…"
+
+
+class Hits(list[Hit]):
+    """A search's hits, best first, and the mode that found them: ``"keyword"``,
+    ``"semantic"`` or ``"hybrid"`` (asked for, or what the default chose: hybrid once the
+    vault has vectors, keyword when it has none or the model cannot load)."""
+
+    def __init__(self, hits: Iterable[Hit] = (), mode: str = "keyword") -> None:
+        super().__init__(hits)
+        self.mode = mode
 
 
 def link_to(path: str, block_id: str | None, heading: str = "") -> str:

@@ -22,7 +22,7 @@ from vaultmem.embeddings.optional import missing_extra
 from vaultmem.errors import EmbeddingError
 from vaultmem.index.database import Index
 from vaultmem.notes.state import STATE_DIR
-from vaultmem.search.keyword import MAX_LIMIT, Hit
+from vaultmem.search.keyword import MAX_LIMIT, Hits
 from vaultmem.search.keyword import search as keyword_search
 
 
@@ -56,8 +56,9 @@ def retrieve(
     today: dt.date,
     notices: list[str],
     matrices: MatrixCache | None = None,
-) -> list[Hit]:
-    """The hits ``Vault.search`` returns, from an index that was built.
+) -> Hits:
+    """The hits ``Vault.search`` returns, from an index that was built, with the mode that
+    found them.
 
     Args:
         db: the open index.
@@ -93,7 +94,7 @@ def retrieve(
         "agent": filters.agent,
     }
     if mode == "keyword" or (mode is None and not has_vectors(root)):
-        hits = keyword_search(db.conn, query, **wanted)
+        hits = Hits(keyword_search(db.conn, query, **wanted), "keyword")
     else:  # numpy and a model load only for a vault that has vectors
         state, embeddings = root / STATE_DIR, config.embeddings
         vector_search = semantic_search(mode, notices, embeddings)
@@ -104,10 +105,11 @@ def retrieve(
         db.probe()  # make sure "nothing found" is not a damaged index talking
     mark_hits(hits, config.memory, today)
     daily = config.vault.daily_folder
-    return refine(db.conn, hits, limit, context_lines, agent=filters.agent, daily_folder=daily)
+    found = refine(db.conn, hits, limit, context_lines, agent=filters.agent, daily_folder=daily)
+    return Hits(found, hits.mode)
 
 
-VectorSearch = Callable[..., "list[Hit]"]  # the signature of ``semantic.search``
+VectorSearch = Callable[..., Hits]  # the signature of ``semantic.search``
 
 
 def semantic_search(mode: str | None, notices: list[str], config: EmbeddingsConfig) -> VectorSearch:
@@ -143,6 +145,6 @@ def _keyword_search(
     cache: MatrixCache | None = None,
     ranked_for: int | None = None,
     **filters: Any,
-) -> list[Hit]:
+) -> Hits:
 
-    return keyword_search(conn, query, limit=limit, ranked_for=ranked_for, **filters)
+    return Hits(keyword_search(conn, query, limit=limit, ranked_for=ranked_for, **filters))

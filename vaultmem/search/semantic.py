@@ -27,7 +27,7 @@ from vaultmem.embeddings.embedders import NO_EMBEDDER, cached_embedder, model_na
 from vaultmem.embeddings.files import MatrixCache
 from vaultmem.embeddings.floor import Gate, background
 from vaultmem.errors import EmbeddingError, VaultmemError
-from vaultmem.search.keyword import Hit, filter_sql, hits_for_rows
+from vaultmem.search.keyword import Hit, Hits, filter_sql, hits_for_rows
 from vaultmem.search.keyword import search as keyword_search
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ def search(
     cache: MatrixCache | None = None,
     ranked_for: int | None = None,
     **filters: Any,
-) -> list[Hit]:
+) -> Hits:
     """Search in ``mode`` (``None``: hybrid when vectors exist, else keyword); notes in
     ``notices`` how much of the vault the vectors cover when it is not all of it. ``cache``
     is the vault's ``MatrixCache``: the matrix stays mapped between its searches. The
@@ -180,7 +180,8 @@ def search(
     matrix = open_matrix(conn, state_dir, config, notices, cache) if mode != "keyword" else None
     ranked_for = ranked_for or limit
     if matrix is None or not query.strip():
-        return _words_only(conn, config, query, mode, limit, notices, None, ranked_for, **filters)
+        found = _words_only(conn, config, query, mode, limit, notices, None, ranked_for, **filters)
+        return Hits(found, "keyword")
     pool = limit if mode == "semantic" else max(limit * 3, 30)
     # The model loads and runs in C without the GIL: it embeds the query (loading first
     # in a new process) while keyword search runs here.
@@ -199,11 +200,12 @@ def search(
             if mode is not None:
                 raise
             notices.append(f"keyword search only: {exc}")
-            return keyword[:limit]
+            return Hits(keyword[:limit], "keyword")
     if gate is None:  # no embedder configured or installed
-        return _words_only(
+        found = _words_only(
             conn, config, query, mode, limit, notices, keyword, ranked_for, **filters
         )
+        return Hits(found, "keyword")
     if len(matrix) < matrix.total:
         notices.append(
             f"{len(matrix)} of {matrix.total} chunks are embedded; "
@@ -211,10 +213,10 @@ def search(
         )
     semantic = semantic_hits(conn, matrix, gate.query, pool, gate, **filters)
     if mode == "semantic":
-        return semantic
+        return Hits(semantic, "semantic")
     if not semantic:  # nothing cleared the floor: hybrid search is keyword search, as is
-        return keyword[:limit]
-    return fuse(keyword, semantic, weight=config.weight, seats=config.seats)[:limit]
+        return Hits(keyword[:limit], "hybrid")
+    return Hits(fuse(keyword, semantic, weight=config.weight, seats=config.seats)[:limit], "hybrid")
 
 
 def _words_only(
