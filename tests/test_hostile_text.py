@@ -596,7 +596,8 @@ def test_remember_dash_of_a_huge_text_as_a_process(vault_path: Path) -> None:
     # words are found; the day's note is whole.
     status = json.loads(run_cli(vault_path, "status", "--json").stdout)
     assert [n["path"] for n in status["not_in_full"]] == [stored["full_text"]]
-    (problem,) = run_cli(vault_path, "validate").stdout.splitlines()
+    summary, kind, problem = run_cli(vault_path, "validate").stdout.splitlines()
+    assert (summary, kind) == ("1 error(s), 0 info", "  too-large: 1 error")
     assert problem.startswith(f"{stored['full_text']}:7: too-large: partly indexed")
 
 

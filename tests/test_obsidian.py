@@ -161,6 +161,10 @@ def test_unresolved_links_are_info_and_vaultmems_own_broken_links_errors(tmp_pat
     runner = CliRunner()
     clean = runner.invoke(cli, ["validate", "--vault", str(root)])
     assert clean.exit_code == 0, clean.output
+    assert clean.stdout.startswith("0 error(s), ") and "  unresolved-link: " in clean.stdout
+    assert "Projects/Atlas.md:3:" not in clean.stdout  # a summary; the lines on request
+    assert "info line(s) not listed: vaultmem validate --all" in clean.stderr
+    clean = runner.invoke(cli, ["validate", "--all", "--vault", str(root)])
     assert "Projects/Atlas.md:3: unresolved-link: [[Atlas roadmap]]: no such note" in clean.output
     # Templates are not notes: their placeholders are neither links nor problems.
     assert "Templates/" not in clean.output and "Templater/" not in clean.output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -283,29 +284,36 @@ def tree(as_json: bool, vault_path: Path | None) -> None:
 
 
 @click.command()
+@click.option("--all", "show_all", is_flag=True, help="List the info lines too.")
 @json_option
 @vault_option
-def validate(as_json: bool, vault_path: Path | None) -> None:
+def validate(show_all: bool, as_json: bool, vault_path: Path | None) -> None:
     """Check the vault: broken links, facts without a source, malformed inline fields,
     duplicate block ids, secrets, entries missing the URL or command they mention, and
     notes search cannot read whole (over index.max_file_bytes, NUL bytes, binary).
-    Links to notes not written yet are listed as info (normal in Obsidian).
+    Links to notes not written yet are info (normal in Obsidian).
 
+    Prints a summary first (counts by kind), then each error; the info lines with --all.
     Exit code 0 when there are no errors (info only), 1 when errors were found.
 
-    Example: vaultmem validate
+    Example: vaultmem validate --all
     """
     with open_vault(vault_path) as vault:
         problems = vault.validate()
+    errors = [p for p in problems if p.severity == "error"]
     if as_json:
         echo_json([vars(p) for p in problems])
     else:
-        for problem in problems:
+        infos = [p for p in problems if p.severity != "error"]
+        click.echo(f"{len(errors)} error(s), {len(infos)} info" if problems else "no problems")
+        kinds = Counter((p.kind, p.severity) for p in problems)
+        for (kind, severity), count in sorted(kinds.items()):
+            click.echo(f"  {kind}: {count} {severity}")
+        for problem in errors + (infos if show_all else []):
             click.echo(
                 f"{shown_path(problem.path)}:{problem.line}: {problem.kind}: {problem.message}"
             )
-        errors = sum(p.severity == "error" for p in problems)
-        infos = f", {len(problems) - errors} info" if len(problems) > errors else ""
-        click.echo((f"{errors} problem(s)" if errors else "no problems") + infos, err=True)
-    if any(p.severity == "error" for p in problems):
+        if infos and not show_all:
+            click.echo(f"{len(infos)} info line(s) not listed: vaultmem validate --all", err=True)
+    if errors:
         sys.exit(1)
