@@ -465,3 +465,23 @@ def test_an_openclaw_workspace_works_as_a_vault_and_keeps_every_word(tmp_path: P
             assert now.startswith(data) and b"Dana prefers oat milk" in now[len(data) :]
         else:
             assert now == data, rel
+
+
+def test_consolidating_an_openclaw_workspace_adds_no_empty_block_to_its_memory_md(
+    tmp_path: Path,
+) -> None:
+    """OpenClaw's MEMORY.md is kept by hand: a run with no fact to show writes nothing
+    into it (a block saying "0 facts" is noise); once a fact is learnt, its block comes."""
+    workspace = tmp_path / "workspace"
+    curated = "# MEMORY.md\n\n- Dana's sourdough starter is called Bubbles.\n"
+    write(workspace, "MEMORY.md", curated)
+    write(workspace, "memory/2026-11-20.md", "# 2026-11-20\n\n- ok\n- thanks!\n")
+    assert invoke("init", str(workspace)).exit_code == 0
+    done = invoke("consolidate", "--today", "2026-11-21", "--vault", str(workspace))
+    assert done.exit_code == 0, done.output
+    assert (workspace / "MEMORY.md").read_text() == curated
+    write(workspace, "memory/2026-11-21.md", "# 2026-11-21\n\n- I am allergic to penicillin.\n")
+    done = invoke("consolidate", "--today", "2026-11-22", "--vault", str(workspace))
+    assert done.exit_code == 0, done.output
+    memory = (workspace / "MEMORY.md").read_text()
+    assert memory.startswith(curated) and "penicillin" in memory

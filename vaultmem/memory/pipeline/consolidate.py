@@ -327,7 +327,18 @@ class Consolidation(FactUpkeep):
     def _memory_md(self) -> None:
         block = self.memory_block()
         self.report.memory_tokens = count_tokens(block)
+        if not self._live() and self._without_block(MEMORY_FILE):
+            # A MEMORY.md a person keeps by hand (an OpenClaw workspace's) gets no block
+            # that would say only "0 facts": vaultmem adds one once it has a fact to show.
+            return
         self._set_block(MEMORY_FILE, block, "# Memory\n\n")
+
+    def _without_block(self, path: str) -> bool:
+        """Whether a page exists and holds no generated block of vaultmem's."""
+        try:
+            return block_of((self.root / path).read_text(encoding="utf-8")) is None
+        except (OSError, UnicodeDecodeError):
+            return False  # no page yet (it is made with its block), or unreadable
 
     def memory_block(self) -> str:
         """``MEMORY.md``'s generated block for the facts as planned (``memory_md.py``)."""
