@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -485,3 +486,31 @@ def test_consolidating_an_openclaw_workspace_adds_no_empty_block_to_its_memory_m
     assert done.exit_code == 0, done.output
     memory = (workspace / "MEMORY.md").read_text()
     assert memory.startswith(curated) and "penicillin" in memory
+
+
+def test_openclaws_dated_notes_with_a_slug_are_consolidated_as_daily_notes(
+    tmp_path: Path,
+) -> None:
+    """``memory/2026-11-26-standup.md`` is a note of that day: its lines become facts whose
+    source link opens the line in that note, and validate finds every link whole."""
+    workspace = tmp_path / "workspace"
+    write(workspace, "MEMORY.md", "# MEMORY.md\n\n- Hand-kept notes.\n")
+    write(
+        workspace,
+        "memory/2026-11-26-standup.md",
+        "# Session: standup\n\n- The Atlas release moved to December 12.\n"
+        "- I am allergic to penicillin.\n",
+    )
+    assert invoke("init", str(workspace)).exit_code == 0
+    done = invoke("consolidate", "--today", "2026-11-27", "--vault", str(workspace), "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["new_facts"] == 2
+    note = (workspace / "memory/2026-11-26-standup.md").read_text()
+    ident = re.search(r"penicillin\. \^(\S+)$", note, re.M)
+    assert ident is not None  # the line got its block id, in its own note
+    facts = "".join(p.read_text() for p in (workspace / "facts").rglob("*.md"))
+    assert f"[[memory/2026-11-26-standup#^{ident.group(1)}]]" in facts
+    checked = invoke("validate", "--json", "--vault", str(workspace))
+    assert not [p for p in json.loads(checked.output) if p["kind"] == "broken-link"]
+    again = invoke("consolidate", "--today", "2026-11-27", "--vault", str(workspace), "--json")
+    assert json.loads(again.output)["new_facts"] == 0  # each line distilled once

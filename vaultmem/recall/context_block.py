@@ -30,6 +30,7 @@ from vaultmem.memory.pipeline.facts import (
     Entry,
     Fact,
     daily_date,
+    daily_name,
     daily_path,
     parse_entries,
     parse_entry,
@@ -536,7 +537,7 @@ def note_items(vault: VaultView, rel: str, agent: str | None) -> list[Item]:
             shown = shown[: _WORDS_MAX - 1] + "…"
         link = link_to(rel, entry.block_id)
         keys = {f"{rel}:{entry.number}"}
-        if entry.block_id and (day := daily_date(rel, vault.config.vault.daily_folder)):
+        if entry.block_id and (day := daily_name(rel, vault.config.vault.daily_folder)):
             keys.add(source_key(day, entry.block_id))  # as its facts cite it
         item = Item(shown, entry.text, rel, entry.number, entry.block_id, link, frozenset(keys))
         items.append(replace(item, order=(entry.number,)))

@@ -36,6 +36,7 @@ from vaultmem.memory.pipeline.facts import (
     Entry,
     Fact,
     daily_date,
+    daily_name,
     long_note_key,
     may_be_struck,
     parse_entry,
@@ -136,7 +137,7 @@ def memory_of(
     elif (whole := long_note_key(hit.path)) is not None:  # a long message's whole text
         keys.add(whole)
     elif hit.block_id:
-        day = daily_date(hit.path, daily_folder)
+        day = daily_name(hit.path, daily_folder)
         if day:
             keys.add(source_key(day, hit.block_id))
         for block, text in citing_facts:

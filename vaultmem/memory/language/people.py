@@ -134,7 +134,8 @@ COMMON_WORDS = frozenset(
     And Or If Once Our Their His Her Its My Your Mine Yes Okay Ok Thanks Thank Hello Hi Hey
     Dear Please Sorry Sure Maybe Perhaps Actually Anyway Well Now Later Soon Team Management
     Support Sales Marketing Engineering Legal Finance Security Product Design Ops Admin
-    Christmas Easter Halloween Thanksgiving New Year God Mom Dad Mum Grandma Grandpa""".split()
+    Christmas Easter Halloween Thanksgiving New Year God Mom Dad Mum Grandma Grandpa
+    User Owner""".split()  # "User prefers dark mode": an assistant's notes name the owner so
 )
 # Places, which the hints can catch ("moved to Paris", "Berlin is lovely"). Not a gazetteer:
 # the hints already need a person's verb, this only guards the common cases.

@@ -54,6 +54,8 @@ _STRUCK = re.compile(r"^~~.*~~$", re.S)
 _UNPLAIN = re.compile(r"[\[\]#*\n\r]|::|^\s*\d{1,2}:\d{2}")
 _DAY = re.compile(r"(\d{4}-\d{2}-\d{2})")
 _DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
+# OpenClaw's notes of a day beside its daily note: ``2026-11-26-standup.md``.
+_SLUG_NOTE = re.compile(r"(\d{4}-\d{2}-\d{2}(?:-[^/]+)?)\.md")
 # The folder of the notes that hold long messages whole (``remember.MAX_LINE_BYTES``), each
 # named by its line's date and block id (``long_note_path``).
 LONG_FOLDER = "long"
@@ -207,6 +209,16 @@ def daily_date(rel: str, folder: str) -> str | None:
     return match.group(1) if match else None
 
 
+def daily_name(rel: str, folder: str) -> str | None:
+    """The name of a note of a day in the daily ``folder``: ``2026-11-26`` for its daily
+    note, ``2026-11-26-standup`` for one of OpenClaw's ``DATE-slug`` notes; ``None`` for
+    any other note. A line of either is keyed, and linked as a source, by this name."""
+    if not in_daily_folder(rel, folder) or "/" in rel[len(folder) + 1 if folder else 0 :]:
+        return None
+    match = _SLUG_NOTE.fullmatch(rel.rsplit("/", 1)[-1])
+    return match.group(1) if match else None
+
+
 def long_note_path(day: str, block_id: str) -> str:
     """Where the message of the daily line ``day#block_id`` is kept whole when it is over
     ``remember.MAX_LINE_BYTES``, vault-relative: one note per line, so the same message
@@ -235,7 +247,8 @@ def daily_path(day: str, folder: str) -> str:
 
 
 def source_key(day: str, block_id: str) -> str:
-    """The key of a daily-note line across the vault: its note's date and its block id."""
+    """The key of a daily-note line across the vault: its note's name (its date, or
+    ``DATE-slug``: ``daily_name``) and its block id."""
     return f"{day}#{block_id}"
 
 
@@ -388,8 +401,9 @@ def render_fact(
 
 
 def source_link(key: str, folder: str) -> str:
-    """``date#blockid`` as the wikilink Obsidian follows to the exact line: by the daily
-    note's path, which no note of the person's of the same name can take over."""
+    """``name#blockid`` as the wikilink Obsidian follows to the exact line: by the daily
+    note's path (``daily_name``), which no note of the person's of the same name can take
+    over."""
     day, ident = key.split("#", 1)
     return f"[[{daily_path(day, folder).removesuffix('.md')}#^{ident}]]"
 

@@ -33,6 +33,7 @@ from vaultmem.memory.pipeline.facts import (
     Entry,
     Fact,
     daily_date,
+    daily_name,
     daily_path,
     in_daily_folder,
     long_note_path,
@@ -228,7 +229,7 @@ def plan_forget(
     plan = ForgetPlan()
     targets = list(found)
     for target in found:
-        day: str | None = daily_date(target.path, daily_folder)
+        day: str | None = daily_name(target.path, daily_folder)
         if day is not None and target.entry.block_id:
             key = source_key(day, target.entry.block_id)
             targets += [Target(f.path, f.entry) for f in facts if key in f.sources]

@@ -36,7 +36,7 @@ from vaultmem.memory.language.secrets import mask_secrets
 from vaultmem.memory.language.triggers import strip_triggers
 from vaultmem.memory.pipeline.facts import (
     Entry,
-    daily_date,
+    daily_name,
     fraction,
     line_id,
     parse_entries,
@@ -167,7 +167,7 @@ class LineReader:
     def read_all(self, root: Path, stats: list[FileStat]) -> Iterator[NoteLines]:
         self.known = {name.casefold() for text in self.facts for name in entities(text)}
         for done, note in enumerate(read_notes(root, self.config, stats), 1):
-            day = daily_date(note.path, self.daily)
+            day = daily_name(note.path, self.daily)
             lines = NoteLines(note.path, day or "", done, len(stats), notice=note.notice)
             if note.text is not None and day is not None:
                 self.read(note.text, note.content_hash, lines)
@@ -280,9 +280,10 @@ def read_daily(reader: LineReader, root: Path, stats: list[FileStat]) -> Iterato
 
 
 def date_of(day: str) -> dt.date | None:
-    """The date of a daily note's name; ``None`` for a name like ``2026-02-30``."""
+    """The date of a daily note's name (``2026-11-26``, ``2026-11-26-standup``); ``None``
+    for a name like ``2026-02-30``."""
     try:
-        return dt.date.fromisoformat(day)
+        return dt.date.fromisoformat(day[:10])
     except ValueError:
         return None
 
