@@ -392,6 +392,52 @@ def test_context_hook_does_not_wait_on_a_stdin_that_stays_open(consolidated: Vau
         process.stdout.close()
 
 
+def session_start(vault: Path, payload: dict[str, object]) -> subprocess.CompletedProcess[str]:
+    """``vaultmem context --hook`` as a host's SessionStart hook runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "vaultmem", "context", "--hook", "--vault", str(vault)],
+        input=json.dumps({"hook_event_name": "SessionStart", "source": "startup", **payload}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_session_starts_with_recall_for_the_project_it_starts_in(
+    vault: Vault, tmp_path: Path
+) -> None:
+    daily(vault.root, TODAY.isoformat(), "- Quokka deploys need the VPN on ^q1")
+    daily(vault.root, "2026-10-01", "- The quokka repo moved to the platform org ^q2")
+    (tmp_path / "code/quokka/.git").mkdir(parents=True)
+    (tmp_path / "code/quokka/api").mkdir()
+    started = session_start(vault.root, {"cwd": str(tmp_path / "code/quokka/api")})
+    assert started.returncode == 0, started.stderr
+    assert "## Recall" in started.stdout and "moved to the platform org ^q2" in started.stdout
+    elsewhere = session_start(vault.root, {"cwd": str(vault.root)})  # the vault: no project
+    assert "## Recall" not in elsewhere.stdout
+
+
+def test_the_start_block_leaves_out_the_assistants_chatter_and_an_empty_vault_prints_nothing(
+    vault: Vault,
+) -> None:
+    day = dt.date.today().isoformat()
+    daily(
+        vault.root,
+        day,
+        "- 09:00 **user** Let's keep the API on Litestar ^u1",
+        "- 09:01 **assistant** Cloned. Running the test suite now ^a1",
+    )
+    started = session_start(vault.root, {})
+    assert "keep the API on Litestar" in started.stdout
+    assert "Running the test suite" not in started.stdout
+    asked = run_cli(vault.root, "context", "test suite")  # a query still finds it
+    assert "Running the test suite" in asked.stdout
+    for note in (vault.root / "memory").glob("*.md"):
+        note.unlink()
+    empty = session_start(vault.root, {})
+    assert empty.returncode == 0 and empty.stdout == ""  # not a bare marker line
+
+
 # -- search: agent, tier, superseded, --json with no match -------------------------------
 
 

@@ -65,14 +65,17 @@ def context(
     """
     if hook and as_json:
         raise click.UsageError("use just one of --hook and --json")
-    if hook:
-        read_hook_input()  # a SessionStart hook sends its JSON; nothing in it changes the block
+    started = read_hook_input() if hook else {}  # a SessionStart hook sends its JSON
     day = dt.date.fromisoformat(today) if today else None
     with open_vault(vault_path) as vault:
+        if query is None and hook:  # the first block is about the project at hand
+            from vaultmem.agent.session_start import project_of
+
+            query = project_of(started, vault.root)
         block = vault.context(query, budget=budget, agent=agent, today=day)
     if as_json:
         echo_json(block.as_dict())
-    else:
+    elif block.sections or not hook:  # a hook adds nothing to a session from an empty vault
         click.echo(block.text)
 
 

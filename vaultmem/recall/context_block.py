@@ -185,7 +185,13 @@ def build_context(
     for day, name in ((today, "today"), (today - dt.timedelta(days=1), "yesterday")):
         for rel in daily_notes(vault, day):  # a section per note: its title says where
             part = Part(f"{rel} ({name})")
-            lines = [i for i in note_items(vault, rel, agent) if not i.keys & on_show]
+            # The days as the person left them: the assistant's own lines (mostly what it
+            # was doing) only through recall, when a query asks for them.
+            lines = [
+                i
+                for i in note_items(vault, rel, agent)
+                if not i.keys & on_show and i.said_by.casefold() != "assistant"
+            ]
             filler.fill_latest(part, lines)
             days.append(part)
     parts = [p for p in (memory, recall, *days) if p.items]
@@ -540,7 +546,7 @@ def note_items(vault: VaultView, rel: str, agent: str | None) -> list[Item]:
         if entry.block_id and (day := daily_name(rel, vault.config.vault.daily_folder)):
             keys.add(source_key(day, entry.block_id))  # as its facts cite it
         item = Item(shown, entry.text, rel, entry.number, entry.block_id, link, frozenset(keys))
-        items.append(replace(item, order=(entry.number,)))
+        items.append(replace(item, order=(entry.number,), said_by=entry.role or ""))
     return items
 
 
