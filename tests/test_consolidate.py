@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, write
+from conftest import run_cli, soak, write
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -425,6 +425,7 @@ def many_lines(vault: Vault, days: int = 6, per_day: int = 40) -> None:
         )
 
 
+@pytest.mark.soak
 def test_a_run_killed_at_any_write_then_rerun_equals_one_clean_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -450,7 +451,8 @@ def test_a_run_killed_at_any_write_then_rerun_equals_one_clean_run(
         many_lines(counted)
         counted.consolidate(today=DAY)
     assert writes > 5
-    for crash_at in range(1, writes + 1):
+    # Every write in a soak run; a third of them, the first and last among them, otherwise.
+    for crash_at in sorted({*range(1, writes + 1, soak(1, 3)), writes}):
         root = tmp_path / f"crash{crash_at}"
         Vault.init(root)
         calls = 0

@@ -52,7 +52,7 @@ def test_missing_git_is_named(repo: Path, monkeypatch: pytest.MonkeyPatch) -> No
         History(repo)
     with pytest.raises(GitError, match="git is not installed; install git, then try again"):
         run_git(["status"], repo)
-    with pytest.raises(GitError, match="install git and run `vaultmem init` again"):
+    with pytest.raises(GitError, match="install git .*, or run `vaultmem init --no-git`"):
         commit_init(repo, [])
 
 

@@ -143,7 +143,7 @@ def test_random_rounds_on_two_devices_lose_no_line(devices: tuple[Vault, Vault])
         "facts/b.md",
         "topics/t.md",
     ]
-    for round_ in range(soak(200, 20)):
+    for round_ in range(soak(200, 12)):
         for device, tag in ((a, "A"), (b, "B")):
             for step in range(rng.randint(1, 3)):
                 name = rng.choice(names)

@@ -132,17 +132,24 @@ def test_a_caller_that_stops_early_leaves_no_child_behind(
     assert capfd.readouterr().err == ""  # the child said nothing on its way out
 
 
+def _is_forked(pid: int) -> bool:
+    try:
+        return b"vaultmem" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def busy_run(root: Path) -> tuple[subprocess.Popen[str], int, dict[Path, bytes]]:
     """A consolidation of enough daily notes to read them in a child, started as its own
     process group (as a terminal's foreground job is): the process, its child once seen,
     and the daily notes' bytes before."""
     Vault.init(root)
     start = dt.date(2025, 1, 1)
-    # Five times the notes that make a run fork: its child reads long enough to be seen and
-    # signalled before it ends, even on a busy machine.
-    for n in range(5 * FORK_MIN_NOTES):
+    # Twice the notes that make a run fork, each long: its child reads long enough to be
+    # seen and signalled before it ends, even on a busy machine.
+    for n in range(2 * FORK_MIN_NOTES):
         day = (start + dt.timedelta(days=n)).isoformat()
-        lines = "".join(f"- Remember that project P{n}x{i} ships on day {i}\n" for i in range(30))
+        lines = "".join(f"- Remember that project P{n}x{i} ships on day {i}\n" for i in range(150))
         write(root, f"memory/{day}.md", f"# {day}\n\n{lines}")
     before = {p: p.read_bytes() for p in (root / "memory").iterdir()}
     process = subprocess.Popen(
@@ -156,7 +163,8 @@ def busy_run(root: Path) -> tuple[subprocess.Popen[str], int, dict[Path, bytes]]
     deadline = time.monotonic() + 60
     while child is None and process.poll() is None and time.monotonic() < deadline:
         found = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True)
-        child = int(found.stdout.split()[0]) if found.stdout.split() else None
+        # The forked reader runs the run's own command line; a git the run started does not.
+        child = next((int(pid) for pid in found.stdout.split() if _is_forked(int(pid))), None)
         time.sleep(0.05)
     assert child is not None, "the run ended before its child was seen"
     return process, child, before
