@@ -158,6 +158,9 @@ def busy_run(root: Path) -> tuple[subprocess.Popen[str], int, dict[Path, bytes]]
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # Ctrl-C as a terminal delivers it: a test run started in the background (an
+        # asynchronous job of a script) would pass SIGINT on ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     child = None
     deadline = time.monotonic() + 60
