@@ -216,26 +216,26 @@ def test_the_mini_vault_is_searched_in_english_and_chinese(
     assert mini_vault.search(query, limit=3)[0].path == path
 
 
+CHINESE_WORDS = ["链接", "插件", "同步", "笔记", "模板", "快捷键", "文件夹", "核心插件", "命令面板"]
+
+
+def assert_search_finds_what_a_scan_finds(vault: Vault, where: str, words: list[str]) -> None:
+    """Every chunk (of those ``where`` selects) holding a word is among its search's hits,
+    as ranked before ``results.py`` merges them."""
+    texts = vault.db.conn.execute(
+        "SELECT path, chunk_id, text, heading FROM chunks"
+        f" WHERE {where} AND kind <> 'frontmatter'"  # front matter is never a hit
+    ).fetchall()
+    for word in words:
+        truth = {(p, c) for p, c, t, h in texts if word in t or word in h}
+        got = {(h.path, h.chunk_id) for h in run_search(vault.db.conn, word, limit=100_000)}
+        assert truth and truth <= got, word
+
+
 def test_chinese_search_in_the_mini_vault_finds_every_chunk_a_substring_scan_finds(
     mini_vault: Vault,
 ) -> None:
-    texts = mini_vault.db.conn.execute(
-        "SELECT path, chunk_id, text, heading FROM chunks WHERE kind <> 'frontmatter'"
-    ).fetchall()
-    for word in [
-        "链接",
-        "插件",
-        "同步",
-        "笔记",
-        "模板",
-        "快捷键",
-        "文件夹",
-        "核心插件",
-        "命令面板",
-    ]:
-        truth = {(p, c) for p, c, t, h in texts if word in t or word in h}
-        got = {(h.path, h.chunk_id) for h in run_search(mini_vault.db.conn, word, limit=1000)}
-        assert truth and truth <= got, word
+    assert_search_finds_what_a_scan_finds(mini_vault, "1", CHINESE_WORDS)
 
 
 def test_a_chinese_question_finds_the_line_holding_its_words(mini_vault: Vault) -> None:
@@ -286,27 +286,8 @@ def test_known_phrases_are_found_in_the_help_vault(
 
 
 def test_chinese_search_finds_every_chunk_a_substring_scan_finds(help_vault: Vault) -> None:
-    conn = help_vault.db.conn
-    texts = conn.execute(
-        "SELECT path, chunk_id, text, heading FROM chunks"
-        " WHERE path LIKE 'zh/%' AND kind <> 'frontmatter'"  # front matter is never a hit
-    ).fetchall()
-    for word in [
-        "链接",
-        "插件",
-        "同步",
-        "笔记",
-        "模板",
-        "快捷键",
-        "文件夹",
-        "核心插件",
-        "命令面板",
-        "第三方插件",
-    ]:
-        truth = {(p, c) for p, c, t, h in texts if word in t or word in h}
-        found = run_search(help_vault.db.conn, word, limit=100_000)  # before results.py
-        got = {(h.path, h.chunk_id) for h in found}
-        assert truth and truth <= got, word
+    words = [*CHINESE_WORDS, "第三方插件"]
+    assert_search_finds_what_a_scan_finds(help_vault, "path LIKE 'zh/%'", words)
 
 
 def test_long_chinese_sentence_from_the_corpus(help_vault: Vault) -> None:
