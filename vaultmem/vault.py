@@ -644,6 +644,5 @@ class Vault:
         """Commit what a memory run wrote (its notes and the memory log) when the vault is
         in a git repository; a notice, not an error, otherwise."""
         from vaultmem.git.versioning import commit_quietly
-        from vaultmem.memory.pipeline.ledger import LOG_DIR
 
-        return commit_quietly(lambda: self.history, message, notices, [*wrote, LOG_DIR])
+        return commit_quietly(lambda: self.history, message, notices, wrote)

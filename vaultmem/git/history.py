@@ -228,9 +228,10 @@ class History:
         only: Iterable[str] | None = None,
     ) -> Commit | None:
         """Commit every change in the vault (the index and caches stay out, by .gitignore),
-        or with ``only`` the changes of those files and folders alone: what a memory run
-        wrote, never a person's edits elsewhere that happen to be pending (they stay as
-        they are, staged or not, for the person's or the daemon's next commit).
+        or with ``only`` the changes of those files and folders and of the memory log alone:
+        what a memory run wrote, never a person's edits elsewhere that happen to be pending
+        (they stay as they are, staged or not, for the person's or the daemon's next
+        commit).
 
         Changes to the memory log alone (``.vaultmem/log/``: a search's access counts) make
         no commit of their own; they ride along with the next one (``memory_log_alone``
@@ -249,7 +250,7 @@ class History:
         paths = self.changed_paths()
         scope = [".", *NEVER_COMMITTED]
         if only is not None:
-            mine = [p.strip("/") for p in only]
+            mine = [p.strip("/") for p in (*only, MEMORY_LOG)]
             under = tuple(p + "/" for p in mine)
             paths = [p for p in paths if p in mine or p.startswith(under)]
             scope = literal(paths)

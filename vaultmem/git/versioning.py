@@ -28,8 +28,8 @@ def commit_quietly(
         history: opens the vault's history (it raises ``GitError`` outside a repository).
         message: the commit message.
         notices: where a failure to commit, and what git said on its own, are told.
-        only: the files and folders the run wrote: a person's pending edits elsewhere
-            are not theirs to commit.
+        only: the files the run wrote (the memory log goes with them): a person's pending
+            edits elsewhere are not the run's to commit.
 
     Returns:
         The new commit's sha, or ``None`` (nothing to commit, or not committed).

@@ -82,7 +82,7 @@ class Item:
     group: str = ""  # the heading it is shown under in its section ("" for none)
     order: tuple[Any, ...] = ()  # where it stands in its section: group, then line
     rank: int = 0  # its place among a query's hits, best first
-    said_by: str = ""  # the speaker of a conversation's line, as its role or "Name: " says
+    said_by: str = ""  # who said the line, as its role or "Name: " says (``user``, ``Melanie``)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -204,11 +204,12 @@ def _asked_of_first(items: list[Item], query: str) -> list[Item]:
     places lower when the query names one of their speakers: asked what Melanie did, the
     lines Melanie said come before the ones Caroline said to her (the words they share,
     "Melanie", are the name she is called by)."""
-    speakers = {item.said_by for item in items if item.said_by}
-    asked = [name for name in speakers if _names(query, name)]
+    # A plain role (user, assistant) is nobody's name.
+    said = [item.said_by if item.said_by.casefold() not in PLAIN_ROLES else "" for item in items]
+    asked = [name for name in set(said) if name and _names(query, name)]
     if len(asked) != 1:
         return items
-    lag = [_OTHER_SPEAKER_LAG if item.said_by not in ("", asked[0]) else 0 for item in items]
+    lag = [_OTHER_SPEAKER_LAG if name not in ("", asked[0]) else 0 for name in said]
     return [items[i] for i in sorted(range(len(items)), key=lambda i: i + lag[i])]
 
 
@@ -436,7 +437,7 @@ def _recalled(hit: Hit, daily_folder: str) -> Item | None:
         keys=frozenset({key}),
         group=f"### [[{note}]]",
         order=order,
-        said_by="" if said_by.casefold() in PLAIN_ROLES else said_by,
+        said_by=said_by,
     )
     return replace(item, shown=_said(item, said))
 
@@ -545,8 +546,19 @@ def note_items(vault: VaultView, rel: str, agent: str | None) -> list[Item]:
         keys = {f"{rel}:{entry.number}"}
         if entry.block_id and (day := daily_name(rel, vault.config.vault.daily_folder)):
             keys.add(source_key(day, entry.block_id))  # as its facts cite it
-        item = Item(shown, entry.text, rel, entry.number, entry.block_id, link, frozenset(keys))
-        items.append(replace(item, order=(entry.number,), said_by=entry.role or ""))
+        items.append(
+            Item(
+                shown,
+                entry.text,
+                rel,
+                entry.number,
+                entry.block_id,
+                link,
+                frozenset(keys),
+                order=(entry.number,),
+                said_by=entry.role or "",
+            )
+        )
     return items
 
 

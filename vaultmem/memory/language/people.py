@@ -124,7 +124,8 @@ _AND_NAME = re.compile(
 _AFTER = re.compile(rf"({FULL_NAME})\s*(?:{_PERSON_VERBS})\b|({FULL_NAME})(?:{_ZH_VERBS})")
 _ZH_CONTEXT = re.compile(rf"(?:我的|我)(?:{_ZH_RELATIONS})\s*({FULL_NAME})")
 _G_ZH_CONTEXT = Gated(_ZH_CONTEXT, Gate(parts=("我",)))
-# Capitalised words that start sentences or follow "with"/"to" and are no one.
+# Capitalised words that start sentences or follow "with"/"to" and are no one ("User" and
+# "Owner": an assistant's notes name the owner so, "User prefers dark mode").
 COMMON_WORDS = frozenset(
     """Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April
     May June July August September October November December Today Tomorrow Yesterday
@@ -135,7 +136,7 @@ COMMON_WORDS = frozenset(
     Dear Please Sorry Sure Maybe Perhaps Actually Anyway Well Now Later Soon Team Management
     Support Sales Marketing Engineering Legal Finance Security Product Design Ops Admin
     Christmas Easter Halloween Thanksgiving New Year God Mom Dad Mum Grandma Grandpa
-    User Owner""".split()  # "User prefers dark mode": an assistant's notes name the owner so
+    User Owner""".split()
 )
 # Places, which the hints can catch ("moved to Paris", "Berlin is lovely"). Not a gazetteer:
 # the hints already need a person's verb, this only guards the common cases.

@@ -53,9 +53,8 @@ _STRUCK = re.compile(r"^~~.*~~$", re.S)
 # a role, a time before them, a line break (``render_fact``).
 _UNPLAIN = re.compile(r"[\[\]#*\n\r]|::|^\s*\d{1,2}:\d{2}")
 _DAY = re.compile(r"(\d{4}-\d{2}-\d{2})")
-_DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
-# OpenClaw's notes of a day beside its daily note: ``2026-11-26-standup.md``.
-_SLUG_NOTE = re.compile(r"(\d{4}-\d{2}-\d{2}(?:-[^/]+)?)\.md")
+# A daily note's name, or one of OpenClaw's notes of a day beside it: ``2026-11-26-standup``.
+_DAILY_NAME = re.compile(r"(\d{4}-\d{2}-\d{2}(?:-[^/]+)?)\.md")
 # The folder of the notes that hold long messages whole (``remember.MAX_LINE_BYTES``), each
 # named by its line's date and block id (``long_note_path``).
 LONG_FOLDER = "long"
@@ -202,11 +201,9 @@ def _shared(value: str) -> str:
 
 def daily_date(rel: str, folder: str) -> str | None:
     """``YYYY-MM-DD`` of a daily note's path in the daily ``folder`` (``""``: the vault's
-    root), or ``None`` for any other note."""
-    if not in_daily_folder(rel, folder) or "/" in rel[len(folder) + 1 if folder else 0 :]:
-        return None
-    match = _DAILY_NAME.fullmatch(rel.rsplit("/", 1)[-1])
-    return match.group(1) if match else None
+    root), or ``None`` for any other note (an OpenClaw ``DATE-slug`` note too)."""
+    name = daily_name(rel, folder)
+    return name if name is not None and len(name) == len("YYYY-MM-DD") else None
 
 
 def daily_name(rel: str, folder: str) -> str | None:
@@ -215,7 +212,7 @@ def daily_name(rel: str, folder: str) -> str | None:
     any other note. A line of either is keyed, and linked as a source, by this name."""
     if not in_daily_folder(rel, folder) or "/" in rel[len(folder) + 1 if folder else 0 :]:
         return None
-    match = _SLUG_NOTE.fullmatch(rel.rsplit("/", 1)[-1])
+    match = _DAILY_NAME.fullmatch(rel.rsplit("/", 1)[-1])
     return match.group(1) if match else None
 
 
