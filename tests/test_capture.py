@@ -1,7 +1,8 @@
 """``capture``: agent session transcripts into the daily notes of the dates they were sent.
 
 The transcripts here are written as the hosts write them (Claude Code's project JSONL,
-Codex CLI's rollout, OpenClaw's session file, a plain JSONL of messages), with the parts
+Codex CLI's rollout, OpenClaw's session file, Gemini CLI's chat file, a plain JSONL of
+messages), with the parts
 that must not become memories: tool calls and results, thinking, system reminders,
 vaultmem's own context, secrets, and a last line still being written.
 """
@@ -448,6 +449,83 @@ def test_an_openclaw_session_keeps_the_conversation_without_tools_or_heartbeats(
     assert [words(line) for line in lines(vault, "2026-11-22")] == [
         "- 07:00 **user** I moved to Lisbon [source:: openclaw] [session:: oc-77]",
         "- 07:00 **assistant** Welcome to Lisbon! [source:: openclaw] [session:: oc-77]",
+    ]
+
+
+GEMINI_SESSION = "8d3f2a41-6c0e-4b7a-9f12-5e7d3c9b1a06"
+
+
+def gemini_chat() -> list[dict[str, Any]]:
+    """A Gemini CLI chat file (``~/.gemini/tmp/<project>/chats/session-*.jsonl``), as its
+    chat recording service appends it: a header, message records, a record written again
+    when its tokens arrive, ``$set`` updates, the CLI's own info line and a rewind."""
+    return [
+        {
+            "sessionId": GEMINI_SESSION,
+            "projectHash": "4f1c9e",
+            "startTime": "2026-11-22T08:00:00.000Z",
+            "lastUpdated": "2026-11-22T08:00:00.000Z",
+        },
+        {
+            "id": "g1",
+            "timestamp": "2026-11-22T08:00:05.000Z",
+            "type": "user",
+            "content": [{"text": "Our staging box is atlas-2"}, {"text": "\n--- README.md ---"}],
+            "displayContent": [{"text": "Our staging box is atlas-2"}],
+        },
+        {"$set": {"lastUpdated": "2026-11-22T08:00:05.000Z"}},
+        {
+            "id": "g2",
+            "timestamp": "2026-11-22T08:00:09.000Z",
+            "type": "gemini",
+            "content": [
+                {"text": "The user names a host", "thought": True},
+                {"functionCall": {"name": "read_file", "args": {"path": "README.md"}}},
+                {"text": "Noted: staging is atlas-2."},
+            ],
+            "thoughts": [{"subject": "Host", "description": "remember it"}],
+            "model": "gemini-2.5-pro",
+        },
+        {
+            "id": "g2",
+            "timestamp": "2026-11-22T08:00:09.000Z",
+            "type": "gemini",
+            "content": [{"text": "Noted: staging is atlas-2."}],
+            "tokens": {"input": 900, "output": 12, "cached": 0, "total": 912},
+        },
+        {"id": "i1", "timestamp": "2026-11-22T08:00:10.000Z", "type": "info", "content": "Saved"},
+        {"id": "g3", "timestamp": "2026-11-22T08:01:00.000Z", "type": "user", "content": "Hi"},
+        {"$rewindTo": "g3"},
+        {
+            "$set": {
+                "messages": [
+                    {
+                        "id": "g4",
+                        "timestamp": "2026-11-22T08:02:00.000Z",
+                        "type": "user",
+                        "content": "Deploys need two approvals",
+                    }
+                ]
+            }
+        },
+    ]
+
+
+def test_a_gemini_chat_keeps_each_message_once_without_thoughts_or_tool_calls(
+    vault: Vault, tmp_path: Path, utc: None
+) -> None:
+    transcript = jsonl(tmp_path / "session-2026-11-22T08-00-8d3f2a41.jsonl", gemini_chat())
+
+    report = vault.capture(transcript, agent="gemini")
+    again = vault.capture(transcript, agent="gemini")
+
+    fields = f"[source:: gemini] [session:: {GEMINI_SESSION}] [agent:: gemini]"
+    assert (report.format, report.added, again.added) == ("gemini", 4, 0)
+    assert [words(line) for line in lines(vault, "2026-11-22")] == [
+        f"- 08:00 **user** Our staging box is atlas-2 {fields}",  # as typed, not the @file
+        f"- 08:00 **assistant** Noted: staging is atlas-2. {fields}",
+        f"- 08:01 **user** Hi {fields}",  # said, then rewound: still said
+        f"- 08:02 **user** Deploys need two approvals {fields}",
     ]
 
 

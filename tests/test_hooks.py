@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from conftest import as_unprivileged, write
+from test_capture import GEMINI_SESSION, gemini_chat
 
 from vaultmem import Vault
 from vaultmem.agent.hooks import BACKUP_SUFFIX, is_ours
@@ -28,6 +29,7 @@ from vaultmem.cli import cli
 
 CLAUDE_EVENTS = ["SessionStart", "Stop", "PreCompact", "SessionEnd"]
 CODEX_EVENTS = ["SessionStart", "Stop", "PreCompact"]
+GEMINI_EVENTS = ["SessionStart", "AfterAgent", "PreCompress", "SessionEnd"]
 
 # A person's settings.json: other keys, another hook on Stop in its own group, and one of
 # their hooks on PreCompact in a group with a matcher.
@@ -55,6 +57,7 @@ def host_home(monkeypatch: pytest.MonkeyPatch) -> None:
     """The hosts' folder variables would move their files out of the tmp HOME."""
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("GEMINI_CLI_HOME", raising=False)
 
 
 def invoke(*args: str) -> Result:
@@ -103,7 +106,14 @@ def test_install_adds_our_hooks_and_keeps_everything_else(vault_path: Path) -> N
         [command] = ours_in(settings, event)
         words = shlex.split(command)
         role = "context" if event == "SessionStart" else "capture"
-        assert words[-4:] == [role, "--hook", "--vault", str(vault_path.resolve())]
+        assert words[-6:] == [
+            role,
+            "--hook",
+            "--host",
+            "claude-code",
+            "--vault",
+            str(vault_path.resolve()),
+        ]
         assert os.path.isabs(words[0])  # runs outside the virtualenv too
     assert path.with_name("settings.json" + BACKUP_SUFFIX).read_bytes() == original
 
@@ -198,6 +208,8 @@ def test_uninstall_without_a_file_writes_nothing() -> None:
         (b'{"x": 1e400}', "not a finite number"),
         (b'{"x": [-1E+999]}', "not a finite number"),
         (b'{"model": "caf\xe9"}', "not UTF-8"),
+        # Gemini CLI reads settings with comments; writing them back would drop them.
+        (b'{\n  // my theme\n  "theme": "Dracula"\n}', "holds comments (line 2)"),
     ],
 )
 def test_a_malformed_settings_file_is_refused_and_left_as_it_was(
@@ -373,6 +385,58 @@ def test_codex_gets_its_hooks_json(
     monkeypatch.setenv("CODEX_HOME", str(moved))
     assert invoke("hooks", "install", "codex", "--vault", str(vault_path)).exit_code == 0
     assert len(ours_in(json.loads((moved / "hooks.json").read_text()), "Stop")) == 1
+
+
+def run_hook(command: str, payload: dict[str, Any], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """An installed hook's command as a host runs it: through sh, its JSON on stdin."""
+    return subprocess.run(
+        ["sh", "-c", command],
+        input=json.dumps(payload),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_gemini_cli_hooks_answer_in_json_and_capture_its_chat_file(
+    vault_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI reads Claude Code's hook shape from ~/.gemini/settings.json under its own
+    event names; it reads a hook's stdout as JSON only (plain text would be shown to the
+    person, not the model) and shows stderr when stdout is empty."""
+    settings_path = write(Path.home(), ".gemini/settings.json", json.dumps({"theme": "Dracula"}))
+    with Vault(vault_path) as vault:
+        vault.remember("The staging box is atlas-2")
+
+    result = invoke("hooks", "install", "gemini", "--vault", str(vault_path))
+
+    assert result.exit_code == 0, result.output
+    settings = json.loads(settings_path.read_text())
+    assert settings["theme"] == "Dracula" and sorted(settings["hooks"]) == sorted(GEMINI_EVENTS)
+    base = {"session_id": GEMINI_SESSION, "cwd": str(tmp_path), "timestamp": "2026-11-22T08:03Z"}
+    [start] = ours_in(settings, "SessionStart")
+    started = run_hook(
+        start, {**base, "hook_event_name": "SessionStart", "source": "startup"}, tmp_path
+    )
+    assert started.returncode == 0, started.stderr
+    answer = json.loads(started.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "SessionStart"
+    assert "The staging box is atlas-2" in answer["additionalContext"]
+
+    chat = tmp_path / "session-2026-11-22T08-00-8d3f2a41.jsonl"
+    chat.write_text("".join(json.dumps(entry) + "\n" for entry in gemini_chat()))
+    [after] = ours_in(settings, "AfterAgent")
+    turn = {**base, "hook_event_name": "AfterAgent", "transcript_path": str(chat)}
+    captured = run_hook(after, {**turn, "prompt": "Hi", "prompt_response": "Hello"}, tmp_path)
+    assert (captured.returncode, captured.stdout, captured.stderr) == (0, "", "")
+    note = (vault_path / "memory/2026-11-22.md").read_text()
+    assert "**user** Our staging box is atlas-2" in note and "two approvals" in note
+
+    moved = tmp_path / "gemini-home"  # GEMINI_CLI_HOME stands for $HOME
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(moved))
+    assert invoke("hooks", "install", "gemini", "--vault", str(vault_path)).exit_code == 0
+    assert (moved / ".gemini/settings.json").is_file()
 
 
 def test_installed_command_runs_outside_the_virtualenv(vault_path: Path, tmp_path: Path) -> None:

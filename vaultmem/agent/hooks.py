@@ -1,8 +1,8 @@
 """Installing vaultmem's hooks into an agent host's own settings file, and taking them out.
 
-A host (Claude Code, Codex) runs a shell command on its lifecycle events and keeps the list
-in a JSON file of the person's: Claude Code's ``settings.json``, Codex's ``hooks.json``. Both
-share one shape::
+A host (Claude Code, Codex, Gemini CLI) runs a shell command on its lifecycle events and
+keeps the list in a JSON file of the person's: Claude Code's and Gemini CLI's
+``settings.json``, Codex's ``hooks.json``. All share one shape::
 
     {"hooks": {"SessionStart": [{"matcher": "...", "hooks": [{"type": "command",
                                                                "command": "..."}]}]}}
@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vaultmem.agent import HOOK_FLAG
+from vaultmem.agent import HOOK_FLAG, HOOK_HOSTS, HOST_FLAG
 from vaultmem.errors import VaultmemError
 from vaultmem.notes.writes import atomic_write
 
@@ -74,12 +74,20 @@ class Host:
     home_dir: str  # the user folder's name under $HOME
     project_dir: str  # the project folder's name under the project's root
     file_name: str
+    #: ``home_env`` stands for $HOME (the user folder is ``home_dir`` inside it), not for
+    #: the user folder itself.
+    env_is_home: bool = False
 
     def settings_path(self, scope: str, cwd: Path | None = None) -> Path:
         """The file this host reads its hooks from, for the ``user`` or ``project`` scope."""
         if scope == "user":
             moved = os.environ.get(self.home_env)
-            base = Path(moved).expanduser() if moved else Path.home() / self.home_dir
+            if not moved:
+                base = Path.home() / self.home_dir
+            elif self.env_is_home:
+                base = Path(moved).expanduser() / self.home_dir
+            else:
+                base = Path(moved).expanduser()
         else:
             base = (cwd or Path.cwd()) / self.project_dir
         return base / self.file_name
@@ -111,7 +119,26 @@ HOSTS: dict[str, Host] = {
         project_dir=".codex",
         file_name="hooks.json",
     ),
+    # Gemini CLI: Claude Code's shape in settings.json under other event names. AfterAgent
+    # fires after every turn; SessionEnd is not waited for, so the turns are captured as
+    # they go. GEMINI_CLI_HOME stands for the home folder, not for ~/.gemini.
+    "gemini": Host(
+        name="gemini",
+        label="Gemini CLI",
+        events={
+            "SessionStart": "context",
+            "AfterAgent": "capture",
+            "PreCompress": "capture",
+            "SessionEnd": "capture",
+        },
+        home_env="GEMINI_CLI_HOME",
+        home_dir=".gemini",
+        project_dir=".gemini",
+        file_name="settings.json",
+        env_is_home=True,
+    ),
 }
+assert tuple(HOSTS) == HOOK_HOSTS  # the names the CLI's --host accepts
 
 
 @dataclass
@@ -155,12 +182,12 @@ def vaultmem_argv() -> list[str]:
 def hook_commands(
     host: Host, vault: Path, *, agent: str | None = None, argv: list[str] | None = None
 ) -> dict[str, str]:
-    """The shell command vaultmem installs on each of ``host``'s events, quoted for sh."""
+    """The shell command vaultmem installs on each of ``host``'s events, quoted for sh: it
+    names the host, whose hooks may want their answer in a form of their own."""
     base = argv if argv is not None else vaultmem_argv()
-    tail = ["--agent", agent] if agent else []
+    tail = [HOST_FLAG, host.name, "--vault", str(vault), *(["--agent", agent] if agent else [])]
     return {
-        event: shlex.join([*base, role, HOOK_FLAG, "--vault", str(vault), *tail])
-        for event, role in host.events.items()
+        event: shlex.join([*base, role, HOOK_FLAG, *tail]) for event, role in host.events.items()
     }
 
 
@@ -340,7 +367,17 @@ def read_settings(path: Path) -> tuple[Settings, bytes | None]:
             parse_constant=_no_constant,
             parse_float=_finite_float,
         )
-    except ValueError as exc:  # JSONDecodeError, or one of ours
+    except json.JSONDecodeError as exc:
+        if text[exc.pos : exc.pos + 2] in ("//", "/*"):  # Gemini CLI reads JSON with comments
+            raise HookConfigError(
+                f"{path} holds comments (line {exc.lineno}), which writing it back would "
+                "drop: add vaultmem's hooks by hand (`vaultmem hooks show` prints them) or "
+                "take the comments out; nothing was written"
+            ) from None
+        raise HookConfigError(
+            f"{path} is not valid JSON ({exc}); fix it and run this again; nothing was written"
+        ) from None
+    except ValueError as exc:  # one of ours
         raise HookConfigError(
             f"{path} is not valid JSON ({exc}); fix it and run this again; nothing was written"
         ) from None

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import click
 
+from vaultmem.agent import JSON_HOOK_HOSTS
 from vaultmem.cli.common import (
     HOOK_WAIT,
     FreeTextCommand,
     echo_json,
+    host_option,
     json_option,
     open_vault,
     query_text,
@@ -47,6 +49,7 @@ def read_hook_input() -> dict[str, object]:
 @click.option(
     "--hook", is_flag=True, help="For a session-start hook: read its JSON on stdin, print text."
 )
+@host_option
 @json_option
 @vault_option
 def context(
@@ -55,6 +58,7 @@ def context(
     agent: str | None,
     today: str | None,
     hook: bool,
+    host: str | None,
     as_json: bool,
     vault_path: Path | None,
 ) -> None:
@@ -75,7 +79,12 @@ def context(
         block = vault.context(query, budget=budget, agent=agent, today=day)
     if as_json:
         echo_json(block.as_dict())
-    elif block.sections or not hook:  # a hook adds nothing to a session from an empty vault
+    elif hook and not block.sections:
+        pass  # a hook adds nothing to a session from an empty vault
+    elif hook and host in JSON_HOOK_HOSTS:
+        answer = {"hookEventName": "SessionStart", "additionalContext": block.text}
+        echo_json({"hookSpecificOutput": answer})
+    else:
         click.echo(block.text)
 
 

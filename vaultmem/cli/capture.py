@@ -7,11 +7,13 @@ from pathlib import Path
 
 import click
 
+from vaultmem.agent import JSON_HOOK_HOSTS
 from vaultmem.cli.common import (
     HOOK_WAIT,
     FreeTextCommand,
     PathParam,
     echo_json,
+    host_option,
     json_option,
     open_vault,
     read_stdin,
@@ -43,6 +45,7 @@ from vaultmem.notes.date_range import RANGE
     is_flag=True,
     help="Read the host hook's JSON on stdin (transcript_path, session_id) instead of TRANSCRIPT.",
 )
+@host_option
 @json_option
 @vault_option
 def capture(
@@ -51,6 +54,7 @@ def capture(
     agent: str | None,
     session: str | None,
     hook: bool,
+    host: str | None,
     as_json: bool,
     vault_path: Path | None,
 ) -> None:
@@ -99,9 +103,11 @@ def capture(
         )
     if as_json:
         echo_json(report.as_dict())
-    else:
+    elif not (hook and host in JSON_HOOK_HOSTS):
         # A hook's stdout belongs to its host (Codex fails a Stop hook whose stdout is not
-        # JSON), so from a hook the summary goes to stderr.
+        # JSON), so from a hook the summary goes to stderr. A host that shows a hook's stderr
+        # to the person when its stdout is empty (Gemini CLI, after every turn) gets no
+        # summary: only the warnings above.
         click.echo(
             f"captured {report.added} new message(s) into {len(report.paths)} note(s); "
             f"{report.already} already there, {report.skipped} skipped",

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from vaultmem import __version__
-from vaultmem.agent import HOOK_FLAG
+from vaultmem.agent import HOOK_FLAG, HOOK_HOSTS, HOST_FLAG
 from vaultmem.cli.plain import iso_date, json_text, opened_vault, query_words, utf8_text
 from vaultmem.errors import VaultmemError, path_problem
 
@@ -138,6 +138,17 @@ def vault_option(func: F) -> F:
         type=PathParam(file_okay=False, path_type=Path),
         help="The vault folder (default: $VAULTMEM_VAULT, else the nearest folder at or above "
         "the current one that holds .vaultmem/).",
+    )(func)
+
+
+def host_option(func: F) -> F:
+    """``--host NAME``: the agent host running this hook, which may want its answer in a
+    form of its own (``vaultmem hooks install`` writes it into the hook's command)."""
+    return click.option(
+        HOST_FLAG,
+        "host",
+        type=click.Choice(HOOK_HOSTS),
+        help="With --hook: the agent host running it (how to answer it).",
     )(func)
 
 

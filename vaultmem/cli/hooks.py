@@ -17,7 +17,7 @@ scope_option = click.option(
     default="user",
     show_default=True,
     help="user: the host's settings in your home folder; project: the ones in the "
-    "current folder (.claude/ or .codex/).",
+    "current folder (.claude/, .codex/ or .gemini/).",
 )
 
 
@@ -26,8 +26,8 @@ def hooks() -> None:
     """Wire vaultmem into an agent host: context at session start, transcripts captured.
 
     Edits only vaultmem's own entries in the host's hook file (Claude Code:
-    ~/.claude/settings.json; Codex: ~/.codex/hooks.json); every other setting and hook is
-    kept. See docs/agents.md.
+    ~/.claude/settings.json; Codex: ~/.codex/hooks.json; Gemini CLI:
+    ~/.gemini/settings.json); every other setting and hook is kept. See docs/agents.md.
 
     Example: vaultmem hooks install claude-code --vault ~/memory
     """
@@ -38,11 +38,18 @@ def _vault_root(vault_path: Path | None) -> Path:
         return vault.root
 
 
-def _codex_trust_notice(host: str) -> None:
+def _trust_notice(host: str, scope: str) -> None:
+    """What the host asks of the person before it runs a new hook."""
     if host == "codex":
         click.echo(
             "Note: Codex runs a new or changed hook only after you trust it: open /hooks in "
             "Codex and trust vaultmem's hooks.",
+            err=True,
+        )
+    elif host == "gemini" and scope == "project":
+        click.echo(
+            "Note: Gemini CLI warns about a new or changed project hook before it runs it: "
+            "accept vaultmem's hooks when it asks.",
             err=True,
         )
 
@@ -57,7 +64,8 @@ def install(
     host: str, scope: str, agent: str | None, as_json: bool, vault_path: Path | None
 ) -> None:
     """Add vaultmem's hooks to HOST's settings: SessionStart prints the context block,
-    Stop / PreCompact / SessionEnd capture the session's transcript into the vault.
+    the events after a turn, before compaction and at the end (Claude Code: Stop,
+    PreCompact, SessionEnd) capture the session's transcript into the vault.
 
     A second install changes nothing; one with another --vault rewrites only vaultmem's
     commands. The first version changed is kept as <file>.vaultmem-bak.
@@ -75,7 +83,7 @@ def install(
             click.echo(f"the previous file is kept as {change.backup}")
     else:
         click.echo(f"already installed in {change.path}: nothing changed")
-    _codex_trust_notice(host)
+    _trust_notice(host, scope)
 
 
 @hooks.command()

@@ -15,6 +15,13 @@ studied in public parsers and docs of these formats (``docs/capture.md``):
 * ``openclaw``: a ``{"type": "session", "id"}`` header, then ``{"type": "message", "id",
   "timestamp", "message": {"role": "user"|"assistant"|"toolResult", "content"}}``;
   content blocks ``text``, ``thinking``, ``toolCall``, ``image``.
+* ``gemini`` (Gemini CLI, ``~/.gemini/tmp/<project>/chats/session-*.jsonl``): a
+  ``{"sessionId", "projectHash", ...}`` header, then message records ``{"id", "timestamp",
+  "type": "user"|"gemini"|"info"|"error"|"warning", "content", "displayContent"?}`` whose
+  content is a string, a part ``{"text", "thought"?}`` or a list of them. A record is
+  written again whenever its message changes (its tokens, its tool calls), and
+  ``{"$set": {...}}`` lines update the header, sometimes with the whole ``messages`` list;
+  ``{"$rewindTo": id}`` marks a rewind, but what was said before it is kept.
 * ``jsonl``: one object a line with ``role`` and ``content`` or ``text``, optional
   ``timestamp``/``time`` (ISO 8601 or Unix seconds/milliseconds) and ``session``/``id``.
 
@@ -34,7 +41,7 @@ from typing import Any
 
 from vaultmem.notes.date_range import DateOutOfRangeError, check_day, from_unix
 
-FORMATS = ("claude-code", "codex", "openclaw", "jsonl")
+FORMATS = ("claude-code", "codex", "openclaw", "gemini", "jsonl")
 
 
 @dataclass(frozen=True)
@@ -248,6 +255,48 @@ def openclaw(entry: Mapping[str, Any], ctx: Context) -> Iterator[Message]:
     yield _message(role, message.get("content"), when, ctx.session, entry.get("id"))
 
 
+_GEMINI_ROLES = {"user": "user", "gemini": "assistant"}  # info, error, warning: the CLI's
+
+
+def gemini(entry: Mapping[str, Any], ctx: Context) -> Iterator[Message]:
+    """Gemini CLI session: the user's and the model's messages (the CLI's own info, error
+    and warning records are not the conversation). What the person typed is the
+    ``displayContent`` when there is one (the content adds the files an ``@path`` read)."""
+    update = entry.get("$set")
+    if isinstance(update, Mapping):
+        entry = update
+    if isinstance(entry.get("projectHash"), str) or update is not None:  # the header
+        ctx.session = _text(entry.get("sessionId")) or ctx.session
+        records = entry.get("messages")
+        for record in records if isinstance(records, list) else []:
+            yield from _gemini_message(record, ctx)
+    else:
+        yield from _gemini_message(entry, ctx)
+
+
+def _gemini_message(record: Any, ctx: Context) -> Iterator[Message]:
+    role = _GEMINI_ROLES.get(str(record.get("type"))) if isinstance(record, Mapping) else None
+    if role is None or not isinstance(record.get("id"), str):
+        return
+    said = record.get("displayContent") if role == "user" else None
+    content = _gemini_text(said or record.get("content"))
+    yield _message(role, content, record.get("timestamp"), ctx.session, record.get("id"))
+
+
+def _gemini_text(content: Any) -> str:
+    """The text of a Gemini content (a string, a part, or a list of either); thought parts,
+    function calls and their responses are left out."""
+    texts: list[str] = []
+    for part in content if isinstance(content, list) else [content]:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, Mapping) and not part.get("thought"):
+            text = part.get("text")
+            if isinstance(text, str):
+                texts.append(text)
+    return "\n".join(texts)
+
+
 def jsonl(entry: Mapping[str, Any], ctx: Context) -> Iterator[Message]:
     """Any JSONL of messages: ``role`` plus ``content`` or ``text``; tool and system
     roles are left out."""
@@ -264,6 +313,7 @@ PARSERS: dict[str, Callable[[Mapping[str, Any], Context], Iterator[Message]]] = 
     "claude-code": claude_code,
     "codex": codex,
     "openclaw": openclaw,
+    "gemini": gemini,
     "jsonl": jsonl,
 }
 
@@ -278,6 +328,8 @@ def detect(entries: list[Mapping[str, Any]]) -> str | None:
             return "codex"
         if kind == "session" or (kind == "message" and isinstance(entry.get("message"), Mapping)):
             return "openclaw"
+        if "projectHash" in entry or "$set" in entry or "$rewindTo" in entry or kind == "gemini":
+            return "gemini"
         if kind in ("user", "assistant") and isinstance(entry.get("message"), Mapping):
             return "claude-code"
         if "sessionId" in entry or kind in ("summary", "file-history-snapshot"):
