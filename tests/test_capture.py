@@ -529,6 +529,21 @@ def test_a_gemini_chat_keeps_each_message_once_without_thoughts_or_tool_calls(
     ]
 
 
+def test_a_session_captured_late_goes_before_the_lines_said_after_it(
+    vault: Vault, tmp_path: Path, utc: None
+) -> None:
+    vault.remember("Lunch with Dana", now=dt.datetime(2026, 11, 22, 11, 51))
+    transcript = jsonl(tmp_path / "session-2026-11-22T08-00-8d3f2a41.jsonl", gemini_chat())
+
+    vault.capture(transcript)
+
+    times = [line.split()[1] for line in lines(vault, "2026-11-22")]
+    assert times == ["08:00", "08:00", "08:01", "08:02", "11:51"]
+    [hit] = vault.search("two approvals", mode="keyword")  # indexed where it went
+    rows = (vault.root / hit.path).read_text().splitlines()
+    assert "two approvals" in "\n".join(rows[hit.line_start - 1 : hit.line_end])
+
+
 def test_a_plain_jsonl_without_times_is_captured_once_even_after_its_date_moves(
     vault: Vault, tmp_path: Path, utc: None
 ) -> None:

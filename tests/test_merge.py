@@ -94,6 +94,27 @@ def test_daily_lines_both_devices_typed_are_all_kept() -> None:
     assert edited.text == "- first, A\n- first, B\n"
 
 
+def test_lines_both_devices_captured_interleave_in_time_order() -> None:
+    """Device A captured a session at 11:00, device B one at 10:00 and 11:30: the merged
+    note reads in time order, either way round, each device's lines in their own order."""
+    base = "# 2026-11-22\n\n- 08:00 **user** Standup moved to 8:30 ^m00\n"
+    a = "- 11:00 **user** Lunch with Dana at noon ^ma1\n- 11:00 **assistant** Noted ^ma2\n"
+    b = "- 10:00 **user** The release is Thursday ^mb1\n- 11:30 **user** Ship it ^mb2\n"
+    expected = (
+        base
+        + "- 10:00 **user** The release is Thursday ^mb1\n"
+        + "- 11:00 **user** Lunch with Dana at noon ^ma1\n- 11:00 **assistant** Noted ^ma2\n"
+        + "- 11:30 **user** Ship it ^mb2\n"
+    )
+    for ours, theirs in ((base + a, base + b), (base + b, base + a)):
+        merged = merge_file("memory/2026-11-22.md", base, ours, theirs)
+        assert merged is not None and (merged.text, merged.conflicts) == (expected, 0)
+    # A line without a time (a person's own) leaves both runs as they are: ours first.
+    typed = "- call the bank\n"
+    merged = merge_file("memory/2026-11-22.md", base, base + typed, base + b)
+    assert merged is not None and merged.text == base + typed + b
+
+
 MEMORY = (
     "# Memory\n\nYour own notes.\n\n<!-- vaultmem:begin -->\n{block}\n<!-- vaultmem:end -->\n"
     "\nAfter the block.\n"

@@ -41,6 +41,38 @@ def test_a_message_becomes_one_line_searchable_at_once(vault: Vault) -> None:
     ]
 
 
+def test_a_note_stays_in_time_order_when_an_earlier_message_comes_late(vault: Vault) -> None:
+    """A message said before the note's last line (a session captured late, one after
+    midnight captured at noon) goes before the first line said after it; a person's own
+    line without a time stays where it is, and the line number given is where it went."""
+    vault.remember("Lunch with Dana", now=NOON)
+    note = vault.root / "memory/2026-11-22.md"
+    with note.open("a") as handle:
+        handle.write("- call the bank\n")
+    early = vault.remember("Night deploy went fine", now=NOON.replace(hour=0, minute=1))
+    later = vault.remember("Standup at nine", now=NOON.replace(hour=9, minute=0))
+    rows = note.read_text().splitlines()
+    assert [row.split(" ^")[0] for row in rows[7:]] == [
+        "- 00:01 **user** Night deploy went fine",
+        "- 09:00 **user** Standup at nine",
+        "- 12:05 **user** Lunch with Dana",
+        "- call the bank",
+    ]
+    for done in (early, later):
+        assert rows[done.line - 1].endswith(f"^{done.block_id}")
+    hits = vault.search("night deploy", mode="keyword")
+    assert (hits[0].path, hits[0].line_start) == ("memory/2026-11-22.md", early.line)
+
+
+def test_a_line_said_early_is_never_put_inside_a_block_left_open(vault: Vault) -> None:
+    note = write(vault.root, "memory/2026-11-22.md", "# 2026-11-22\n\n```\n- 12:00 code\n")
+    done = vault.remember("Breakfast with Sam", now=NOON.replace(hour=8))
+    assert note.read_text() == (
+        "# 2026-11-22\n\n```\n- 12:00 code\n```\n"
+        f"- 08:05 **user** Breakfast with Sam ^{done.block_id}\n"
+    )
+
+
 def test_the_same_message_twice_is_stored_once(vault: Vault) -> None:
     first = vault.remember("Bob moved to Berlin", session="s9", now=NOON)
     again = vault.remember("  Bob   moved to Berlin ", session="s9", now=NOON)

@@ -18,8 +18,9 @@ words differently. Nothing else is a conflict.
   without an id (headings, a person's prose) merge line by line.
 * **Daily notes** (``memory/**.md``, the daily folder's): the same merge by block id, and
   where both sides wrote different lines at one place, both are kept (a union, as the old
-  ``merge=union``). A line a person typed on one device and that consolidation gave an id on another
-  (`` ^m3f9`` appended) is one line, not two.
+  ``merge=union``); lines both added at one place, each opening with its time, interleave
+  in time order (``daily_lines``). A line a person typed on one device and that
+  consolidation gave an id on another (`` ^m3f9`` appended) is one line, not two.
 * Everywhere, lines both sides *added* at the same place are all kept (nobody changed the
   other's words), ours first.
 
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import TypeVar
 
+from vaultmem.notes.daily_lines import interleave, line_time
 from vaultmem.notes.generated_block import BEGIN, END
 
 CONFLICT_MARK = ".sync-conflict-"
@@ -274,6 +276,12 @@ def merge_by_block_id(base: str, ours: str, theirs: str, *, union: bool = False)
         if ra in (rb, rz) or rb == rz:
             skeleton += _resolve(rz, ra, rb, False)[0]
             continue
+        if union and not rz:  # a daily note both added to here: in time order if timed
+            added = [t for t in rb if t not in ra]
+            timed = interleave(ra, added, lambda t: line_time(given.get(t[1], t[1])))
+            if timed is not None:
+                skeleton += timed
+                continue
         hz, ha, hb = ([t for t in r if t[0] == "text"] for r in (rz, ra, rb))
         if ha == hb or hz in (ha, hb):  # the human lines merge by themselves: only ids moved
             skeleton += _layout(rz, ra, rb)

@@ -4,7 +4,8 @@ A vault is written by vaultmem, by the person in their editor, by a sync client 
 other agents, with no lock they all share. This module owns every write vaultmem makes to
 a file, and what each one promises (``docs/guarantees.md``):
 
-* **Appends** (``append_text``: ``remember``'s line in a daily note) are one ``O_APPEND``
+* **Appends** (``append_text``: ``remember``'s line in a daily note; a line said before
+  the note's last one is put in its place by a rewrite instead) are one ``O_APPEND``
   write to the note itself, so a line anyone else appends meanwhile, with or without
   vaultmem's lock, lands before or after ours and is never overwritten. No temp file, no
   rename: nothing to leave behind if the process is killed.

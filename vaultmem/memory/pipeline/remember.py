@@ -25,7 +25,7 @@ import datetime as dt
 import errno
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,12 +36,13 @@ from vaultmem.memory.language.secrets import mask_secrets as mask_secrets
 
 # MASK and mask_secrets are re-exported: callers that imported them from here keep working.
 from vaultmem.memory.pipeline.facts import daily_path, long_note_path
+from vaultmem.notes.daily_lines import line_time
 from vaultmem.notes.date_range import check_day
 from vaultmem.notes.decode import REPLACEMENT
 from vaultmem.notes.generated_block import ECHO_MARKERS
 from vaultmem.notes.parse import CODE_SPAN, parse_document
 from vaultmem.notes.state import STATE_DIR, vault_write_lock
-from vaultmem.notes.writes import append_text, atomic_write, inside_vault, uses_crlf
+from vaultmem.notes.writes import append_text, atomic_write, inside_vault, update_text, uses_crlf
 
 NOISE_PREFIXES = ("[cron:", "[heartbeat", "[memory context]")
 # The tag a tag holding a secret becomes (``#ghp_...`` -> ``#secret-masked``).
@@ -430,11 +431,20 @@ def store_lines(
     pairs = [(m.line, m.block_id) for m in made if m.line is not None and m.block_id is not None]
     rel = daily_note_path(day, folder)
     result: list[tuple[str, list[str]]] = []
+    inserted: list[str] = []  # the note's text after an insertion
 
     def addition(old: str) -> str | None:
+        if said_before_the_end(old, [line for line, _ in pairs]):
+            return None  # goes in its place: ``update_text`` below
         extra, appended = lines_addition(old, pairs, day)
         result[:] = [(extra, appended)] if extra is not None else []
         return extra
+
+    def insertion(old: str) -> str | None:
+        new, appended = lines_in_time_order(old, pairs, day)
+        inserted[:] = [new] if new is not None else []
+        result[:] = [("", appended)] if new is not None else []
+        return new
 
     try:
         check_day(day, "the note's date")  # every line filed under a date passes here
@@ -444,6 +454,8 @@ def store_lines(
             created = _write_long_notes(root, made)  # first: a line never links to nothing
             try:
                 done = append_text(path, addition)
+                if done is None and not result:
+                    update_text(path, insertion)
             except BaseException:
                 for note in created:
                     note.unlink(missing_ok=True)
@@ -452,6 +464,9 @@ def store_lines(
         raise NotStoredError(f"the memory was not stored: {exc}") from exc
     except OSError as exc:
         raise NotStoredError(f"the memory was not stored: {_os_reason(rel, exc)}") from exc
+    if inserted:
+        numbers = {block_id: n for n, block_id in _ids_by_line(inserted[0])}
+        return rel, {ident: numbers[ident] for ident in result[0][1]}
     if done is None or not result:
         return rel, {}
     extra, appended = result[0]
@@ -459,6 +474,54 @@ def store_lines(
     last = (done[1] + extra).count("\n")
     first = last - len(appended) + 1
     return rel, {ident: first + n for n, ident in enumerate(appended)}
+
+
+def said_before_the_end(old: str, lines: list[str]) -> bool:
+    """Whether a line was said before the last timed line of the note (``old``): appended,
+    it would stand out of time order."""
+    last = max((t for t in map(line_time, old.splitlines()) if t is not None), default=None)
+    return last is not None and any((line_time(line) or last) < last for line in lines)
+
+
+def lines_in_time_order(
+    old: str, lines: list[tuple[str, str]], day: dt.date
+) -> tuple[str | None, list[str]]:
+    """The note (``old``, ``\n`` line ends) with the ``(line, block id)`` pairs not in it yet,
+    each before the first line said after it, else at the end: ``(new text or None, the
+    ids added)``. A place inside a block a person left open (a code fence, an HTML block,
+    a ``%%`` comment) is passed over, so a line is never swallowed by it."""
+    present = set(_ENDING_ID.findall(old))
+    text, added = old, []
+    for line, ident in lines:
+        if ident in present:
+            continue
+        present.add(ident)
+        added.append(ident)
+        said = line_time(line)
+        rows = text.splitlines(keepends=True)
+        place = next(
+            (
+                n
+                for n, row in enumerate(rows)
+                if said is not None
+                and (line_time(row) or "") > said
+                and not open_block_closers("".join(rows[:n]))
+            ),
+            None,
+        )
+        if place is None:
+            text += lines_addition(text, [(line, ident)], day)[0] or ""
+        else:
+            text = "".join([*rows[:place], line + "\n", *rows[place:]])
+    return (text if added else None), added
+
+
+def _ids_by_line(text: str) -> Iterator[tuple[int, str]]:
+    """``(line number, block id)`` of each line of ``text`` that ends in a block id."""
+    for number, row in enumerate(text.splitlines(), 1):
+        match = _ENDING_ID.search(row)
+        if match:
+            yield number, match.group(1)
 
 
 def _write_long_notes(root: Path, made: list[Capture]) -> list[Path]:
