@@ -24,7 +24,8 @@ from conftest import as_unprivileged, write
 from test_capture import GEMINI_SESSION, gemini_chat
 
 from vaultmem import Vault
-from vaultmem.agent.hooks import BACKUP_SUFFIX, is_ours
+from vaultmem.agent.hooks import is_ours
+from vaultmem.agent.settings_file import BACKUP_SUFFIX
 from vaultmem.cli import cli
 
 CLAUDE_EVENTS = ["SessionStart", "Stop", "PreCompact", "SessionEnd"]

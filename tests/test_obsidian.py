@@ -230,3 +230,23 @@ def test_the_obsidian_help_vault_validates_without_errors(tmp_path: Path) -> Non
     errors = [str(p) for p in problems if p.severity == "error" and "link" in p.kind]
     assert errors == []
     assert any(p.kind == "unresolved-link" for p in problems)  # the help links ahead too
+
+
+def test_hits_show_a_note_as_obsidians_reading_view_does_without_comments(vault: Vault) -> None:
+    """Obsidian hides ``%%comments%%`` when it shows a note, so a hit leaves them out of its
+    text; words found only in a comment are still found, and shown."""
+    write(
+        vault.root,
+        "Projects/Atlas.md",
+        "# Atlas\n\nThe release is on Thursday. %%ask Dana first%% Two approvals per deploy.\n"
+        "\n%%\nDraft: the release might slip to Friday\n%%\n",
+    )
+    vault.index()
+
+    shown = {hit.line_start: hit.text for hit in vault.search("release", mode="keyword")}
+
+    assert shown[3] == "The release is on Thursday. Two approvals per deploy."
+    assert shown[5] == "%%\nDraft: the release might slip to Friday\n%%"  # only a comment
+    assert vault.search("ask Dana first", mode="keyword")  # still found by its words
+    with_context = vault.search("Thursday", mode="keyword", context=5)
+    assert "Draft" not in with_context[0].text and "ask Dana" not in with_context[0].text

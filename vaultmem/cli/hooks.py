@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from vaultmem.agent import hooks as agent_hooks
+from vaultmem.agent.settings_file import render
 from vaultmem.cli.common import echo_json, json_option, utf8, vault_option
 from vaultmem.vault import Vault
 
@@ -123,4 +124,4 @@ def show(host: str, scope: str, agent: str | None, as_json: bool, vault_path: Pa
         echo_json({**change.as_dict(), "settings": change.settings})
         return
     click.echo(f"# {change.path}" + ("" if change.changed else " (already as shown)"), err=True)
-    click.echo(agent_hooks.render(change.settings), nl=False)
+    click.echo(render(change.settings), nl=False)

@@ -75,6 +75,9 @@ _DEEP_PREFIX = re.compile(rf"^[ \t]*(?:(?:>|[-+*]|\d{{1,9}}[.)])[ \t]*){{{MAX_NE
 _DEEP_INDENT = re.compile(rf"^[ \t]{{{MAX_NESTING * 4},}}\S", re.M)
 
 CODE_SPAN = re.compile(r"`+[^`\n]*`+")
+# Obsidian's ``%%comments%%`` and HTML comments: hidden in Obsidian's reading view.
+COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.S)
+_SHOWN_COMMENT = re.compile(r"[ \t]*(?:%%.*?%%|<!--.*?-->)", re.S)
 # Obsidian tags: letters, digits, _, -, / with at least one non-digit; not inside a word,
 # a URL fragment (``page#x``) or a heading link (``[[#x]]``).
 _TAG = re.compile(r"(?<![\w#&/\\\[\]`])#([\w/-]*[^\W\d][\w/-]*)")
@@ -469,3 +472,17 @@ def find_block_id(text: str) -> str | None:
     first = text.split("\n", 1)[0]
     match = _BLOCK_ID.search(first) or _BLOCK_ID.search(text.rsplit("\n", 1)[-1])
     return match.group(1) if match else None
+
+
+def reader_text(text: str) -> str:
+    """``text`` as Obsidian's reading view shows it, as far as words go: without its
+    comments (``%%...%%``, ``<!-- ... -->``) and the blank lines they leave. Text that is
+    all comment stays as written: it was found for those words, so they are shown."""
+    if "%%" not in text and "<!--" not in text:
+        return text
+    marked = _SHOWN_COMMENT.sub("\0", text)  # a line left with only marks held only comments
+    kept = [
+        line.replace("\0", "") for line in marked.split("\n") if line.strip("\0 \t") or not line
+    ]
+    shown = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip("\n")
+    return shown if shown.strip() else text

@@ -48,7 +48,7 @@ from vaultmem.notes.generated_block import (
     block_of,
     count_tokens,
 )
-from vaultmem.notes.parse import parse_document
+from vaultmem.notes.parse import COMMENT, parse_document
 from vaultmem.search.keyword import Hit, link_to, note_name
 from vaultmem.search.results import fact_cited, mark_hits, memories_of
 
@@ -59,7 +59,6 @@ RECALL_HITS = 30  # hits asked of search at least
 _TOKENS_PER_HIT = 30  # and one more for each so many tokens of budget (a line is more)
 _MOST_HITS = 200
 _NOT_MEMORIES = frozenset({"frontmatter", "heading"})  # block kinds a recall leaves out
-_COMMENT = re.compile(r"<!--.*?-->|%%.*?%%")  # HTML and Obsidian comments: never shown
 _WORDS_MAX = 300  # characters of one line's words shown in the block
 _HEADING = re.compile(r"#{1,6}\s")
 _BOOKKEEPING = ("session", "agent")  # fields a prompt does not need (ids, not words)
@@ -408,7 +407,7 @@ def _recalled(hit: Hit, daily_folder: str) -> Item | None:
     first = hit.matched.split("\n", 1)[0]
     entry = parse_entry(first, hit.match_start)
     words = entry.text if entry is not None else without_any_field(first)
-    words = " ".join(_COMMENT.sub(" ", words).split()).strip("~").strip()
+    words = " ".join(COMMENT.sub(" ", words).split()).strip("~").strip()
     if not any(char.isalnum() for char in words):
         return None
     key = "said:" + " ".join(words.casefold().split())

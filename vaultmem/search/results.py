@@ -43,6 +43,7 @@ from vaultmem.memory.pipeline.facts import (
     source_key,
 )
 from vaultmem.memory.pipeline.tiers import current_score, tier
+from vaultmem.notes.parse import reader_text
 from vaultmem.search.keyword import Hit
 
 # MEMORY.md cites a fact as ``([[facts/x#^fID|fID]])``, a link Obsidian follows to the
@@ -96,6 +97,7 @@ def refine(
         taken = [(h.line_start, h.line_end) for h in neighbours[:at]]
         taken += [(h.match_start, h.match_end) for h in neighbours[at + 1 :]]
         _add_context(conn, hit, taken, context_lines, agent)
+        hit.text = reader_text(hit.text)  # as Obsidian shows it: no comments
     return chosen
 
 
