@@ -431,19 +431,20 @@ def store_lines(
     pairs = [(m.line, m.block_id) for m in made if m.line is not None and m.block_id is not None]
     rel = daily_note_path(day, folder)
     result: list[tuple[str, list[str]]] = []
-    inserted: list[str] = []  # the note's text after an insertion
+    late: list[bool] = []  # a line was said before the note's last one: it goes in its place
+    inserted: list[tuple[str, list[str]]] = []  # then: the note's new text, the ids added
 
     def addition(old: str) -> str | None:
-        if said_before_the_end(old, [line for line, _ in pairs]):
-            return None  # goes in its place: ``update_text`` below
+        late[:] = [said_before_the_end(old, [line for line, _ in pairs])]
+        if late[0]:
+            return None  # ``update_text`` below puts the lines in their places
         extra, appended = lines_addition(old, pairs, day)
         result[:] = [(extra, appended)] if extra is not None else []
         return extra
 
     def insertion(old: str) -> str | None:
-        new, appended = lines_in_time_order(old, pairs, day)
-        inserted[:] = [new] if new is not None else []
-        result[:] = [("", appended)] if new is not None else []
+        new, added = lines_in_time_order(old, pairs, day)
+        inserted[:] = [(new, added)] if new is not None else []
         return new
 
     try:
@@ -454,7 +455,7 @@ def store_lines(
             created = _write_long_notes(root, made)  # first: a line never links to nothing
             try:
                 done = append_text(path, addition)
-                if done is None and not result:
+                if late and late[0]:
                     update_text(path, insertion)
             except BaseException:
                 for note in created:
@@ -465,8 +466,9 @@ def store_lines(
     except OSError as exc:
         raise NotStoredError(f"the memory was not stored: {_os_reason(rel, exc)}") from exc
     if inserted:
-        numbers = {block_id: n for n, block_id in _ids_by_line(inserted[0])}
-        return rel, {ident: numbers[ident] for ident in result[0][1]}
+        text, added = inserted[0]
+        numbers = {block_id: n for n, block_id in _ids_by_line(text)}
+        return rel, {ident: numbers[ident] for ident in added}
     if done is None or not result:
         return rel, {}
     extra, appended = result[0]
@@ -497,18 +499,13 @@ def lines_in_time_order(
             continue
         present.add(ident)
         added.append(ident)
-        said = line_time(line)
+        said = line_time(line) or "99:99"  # a line without a time goes at the end
         rows = text.splitlines(keepends=True)
-        place = next(
-            (
-                n
-                for n, row in enumerate(rows)
-                if said is not None
-                and (line_time(row) or "") > said
-                and not open_block_closers("".join(rows[:n]))
-            ),
-            None,
-        )
+        later = [n for n, row in enumerate(rows) if (line_time(row) or "") > said]
+        # At most three places are tried (each is a parse of the note up to it): a note
+        # that keeps a block open around its lines gets the line at its end instead.
+        places = (n for n in later[:3] if not open_block_closers("".join(rows[:n])))
+        place = next(places, None)
         if place is None:
             text += lines_addition(text, [(line, ident)], day)[0] or ""
         else:
