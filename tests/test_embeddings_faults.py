@@ -179,3 +179,38 @@ def test_the_sign_pass_mean_follows_a_vault_that_doubled(notes: Path) -> None:
     assert not np.allclose(grown.mean, small.mean, atol=1e-3)
     expected = matrices._sign_bits(rows - grown.mean)
     assert (np.asarray(grown.bits) == expected).all()
+
+
+def test_rows_are_ranked_from_their_languages_means_which_follow_a_new_language(
+    notes: Path,
+) -> None:
+    """Each row's language (mostly CJK or not), the mean of each language's rows and each
+    row's length from its mean are in the matrix; a language whose rows more than double
+    brings new means, and ``nearest`` ranks by the cosine measured from them."""
+    path = notes / ".vaultmem" / matrices.MATRIX_FILE
+    with embed_server() as server:
+        use_server(notes, server)
+        with Vault(notes) as vault:
+            vault.embed()
+            before = matrices.load(path)
+            assert before is not None
+            cjk = int(np.asarray(before.lang).sum())  # the vault's one Chinese note
+            assert before.means_of == (len(before) - cjk, cjk) == (len(before) - 1, 1)
+            write(notes, "家/猫.md", "我家的猫叫年糕，三岁了\n")
+            write(notes, "家/狗.md", "邻居的狗每天早上叫\n")
+            vault.index()
+            vault.embed()
+        after = matrices.load(path)
+    assert after is not None and after.means_of == (len(after) - 3, 3)  # CJK rows tripled
+    lang = np.asarray(after.lang)
+    rows = np.asarray(after.rows, np.float32) * np.asarray(after.scale)[:, None]
+    for language in (0, 1):
+        assert np.allclose(after.means[language], rows[lang == language].mean(axis=0), atol=1e-3)
+    centred = rows - np.asarray(after.means)[lang]
+    assert np.allclose(after.norms, np.maximum(np.linalg.norm(centred, axis=1), 1e-6), atol=1e-3)
+    query = rows[0] / np.linalg.norm(rows[0])
+    positions, scores = after.nearest(query, 3, language=1)
+    moved = query - after.means[1]
+    expected = centred @ (moved / np.linalg.norm(moved)) / np.linalg.norm(centred, axis=1)
+    assert np.allclose(scores, np.sort(expected)[::-1][:3], atol=1e-3)
+    assert positions.tolist() == np.argsort(-expected, kind="stable")[:3].tolist()

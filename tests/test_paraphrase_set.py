@@ -5,6 +5,7 @@ sharing no word with its memory, and memories that land one per line in daily no
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,24 @@ def test_the_memories_are_one_daily_note_line_each(tmp_path: Path) -> None:
         path, line = where[memory.ident]
         dt.date.fromisoformat(path.removeprefix("memory/").removesuffix(".md"))
         assert chunks[(path, line)] == f"- {memory.text}"
+
+
+MEANING = Path(__file__).parents[1] / "bench" / "data" / "meaning_pairs.json"
+
+
+def test_the_meaning_set_is_paraphrase_with_a_frozen_third_of_each_kind() -> None:
+    """``bench/meaning_eval.py``'s set (issue 37): at least 150 pairs, none sharing a word
+    with its memory, in the languages its kind says, a third of each kind frozen."""
+    data = json.loads(MEANING.read_text(encoding="utf-8"))
+    pairs = data["pairs"]
+    assert len(pairs) >= 150 and len(data["distractors"]) >= 100
+    for pair in pairs:
+        assert shared_words(pair["question"], pair["memory"]) == set(), pair["id"]
+        asked, answered = pair["kind"].split("-") if "-" in pair["kind"] else [pair["kind"]] * 2
+        assert bool(cjk_bigrams(pair["question"])) == (asked == "zh"), pair["id"]
+        assert bool(cjk_bigrams(pair["memory"])) == (answered == "zh"), pair["id"]
+    for kind in KINDS:
+        splits = [p["split"] for p in pairs if p["kind"] == kind]
+        assert len(splits) >= 30 and abs(splits.count("frozen") - len(splits) / 3) <= 1
+    memories = [p["memory"] for p in pairs] + data["distractors"]
+    assert len(set(memories)) == len(memories)

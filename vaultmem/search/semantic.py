@@ -27,6 +27,7 @@ from vaultmem.embeddings.embedders import NO_EMBEDDER, cached_embedder, model_na
 from vaultmem.embeddings.files import MatrixCache
 from vaultmem.embeddings.floor import Gate, background
 from vaultmem.errors import EmbeddingError, VaultmemError
+from vaultmem.notes.cjk import mostly_cjk
 from vaultmem.search.keyword import Hit, Hits, filter_sql, hits_for_rows
 from vaultmem.search.keyword import search as keyword_search
 
@@ -44,16 +45,18 @@ def semantic_hits(
     query: Matrix,
     k: int,
     gate: Gate | None = None,
+    language: int = 0,
     **filters: Any,
 ) -> list[Hit]:
-    """The ``k`` chunks nearest to ``query`` that pass ``filters`` (the keyword arguments
-    of ``search.search``), best first, scored by cosine similarity; with ``gate``, those
-    of them that clear the model's floor (``floor.py``), so a query that means nothing
-    gets none."""
+    """The ``k`` chunks nearest to ``query`` (a text of ``language``, 1: mostly CJK) that
+    pass ``filters`` (the keyword arguments of ``search.search``), best first, scored by
+    cosine similarity measured from their languages' means (``matrix.py``); with ``gate``,
+    those of them that clear the model's floor (``floor.py``, on the plain cosine), so a
+    query that means nothing gets none."""
     where, params = filter_sql(**filters)
     wanted = max(k * 4, 50)
     while True:
-        positions, scores = vectors.nearest(query, wanted)
+        positions, scores = vectors.nearest(query, wanted, language)
         # Gathered at once: indexing a memory-mapped array row by row costs 10 us a row.
         ids, keys = vectors.ids[positions].tolist(), vectors.keys[positions].tolist()
         candidates = {
@@ -75,7 +78,7 @@ def semantic_hits(
     kept = kept[:k]
     if gate is not None and kept:
         at = np.array([at for _, _, at in kept], dtype=np.intp)
-        admitted = gate.admits(vectors, at, np.array([s for _, s, _ in kept], dtype=np.float32))
+        admitted = gate.admits(vectors, at, vectors.products(at, query))
         kept = [hit for hit, admit in zip(kept, admitted.tolist(), strict=True) if admit]
     return hits_for_rows(conn, [i for i, _, _ in kept], [s for _, s, _ in kept])
 
@@ -211,7 +214,8 @@ def search(
             f"{len(matrix)} of {matrix.total} chunks are embedded; "
             "run `vaultmem embed` for the rest"
         )
-    semantic = semantic_hits(conn, matrix, gate.query, pool, gate, **filters)
+    language = int(mostly_cjk(query))
+    semantic = semantic_hits(conn, matrix, gate.query, pool, gate, language, **filters)
     if mode == "semantic":
         return Hits(semantic, "semantic")
     if not semantic:  # nothing cleared the floor: hybrid search is keyword search, as is
