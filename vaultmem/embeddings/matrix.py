@@ -31,7 +31,7 @@ import mmap
 import os
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,11 +81,11 @@ class VectorMatrix:
     rows: npt.NDArray[np.int8]
     bits: npt.NDArray[np.uint64]
     mean: npt.NDArray[np.float32]
-    mean_of: int = 0  # how many rows the mean was taken over
-    lang: npt.NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, np.uint8))
-    means: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((2, 0), np.float32))
-    norms: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
-    means_of: tuple[int, int] = (0, 0)  # rows of each language the means were taken over
+    mean_of: int  # how many rows the mean was taken over
+    lang: npt.NDArray[np.uint8]  # 1: the chunk is mostly CJK (``mostly_cjk``), else 0
+    means: npt.NDArray[np.float32]  # the mean row of each language
+    norms: npt.NDArray[np.float32]  # each row's length from its language's mean
+    means_of: tuple[int, int]  # rows of each language the means were taken over
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -94,7 +94,7 @@ class VectorMatrix:
         self, query: Matrix, wanted: int, language: int = 0
     ) -> tuple[npt.NDArray[np.intp], Matrix]:
         """Positions of the (about) ``wanted`` rows closest to ``query``, a text of
-        ``language`` (``language_of``), best first, and their cosine measured from their
+        ``language`` (1: mostly CJK), best first, and their cosine measured from their
         languages' means (see the module docstring)."""
         n = len(self)
         if n == 0:
@@ -187,7 +187,7 @@ def _read(path: Path) -> VectorMatrix | None:
             header["dim"],
             tuple(header["generations"]),
             header["total"],
-            mean_of=header.get("mean_of", 0),
+            mean_of=header["mean_of"],
             means_of=tuple(header["means_of"]),
             **arrays,
         )
