@@ -21,6 +21,7 @@ from pathlib import Path
 
 from vaultmem import Vault
 from vaultmem.embeddings.floor import Gate, background
+from vaultmem.notes.cjk import mostly_cjk
 from vaultmem.search.keyword import search as keyword_search
 from vaultmem.search.semantic import fuse, open_vectors, semantic_hits
 
@@ -66,8 +67,9 @@ def main() -> None:
                 words = keyword_search(conn, text, limit=30, exclude_glob="archive/*")
                 query = vectors.embedder.embed_query(text)
                 gate = Gate(query, vectors.embedder.floor, ground)  # as search: the floor
+                language = int(mostly_cjk(text))
                 meaning = semantic_hits(
-                    conn, vectors.matrix, query, 30, gate, exclude_glob="archive/*"
+                    conn, vectors.matrix, query, 30, gate, language, exclude_glob="archive/*"
                 )
                 for weight, seats in grid:
                     fused = fuse(words, meaning, weight=weight, seats=seats)[:10]
