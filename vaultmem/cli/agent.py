@@ -79,12 +79,11 @@ def context(
         block = vault.context(query, budget=budget, agent=agent, today=day)
     if as_json:
         echo_json(block.as_dict())
-    elif hook and not block.sections:
-        pass  # a hook adds nothing to a session from an empty vault
     elif hook and host in JSON_HOOK_HOSTS:
-        answer = {"hookEventName": "SessionStart", "additionalContext": block.text}
-        echo_json({"hookSpecificOutput": answer})
-    else:
+        if block.sections:  # a hook adds nothing to a session from an empty vault
+            answer = {"hookEventName": "SessionStart", "additionalContext": block.text}
+            echo_json({"hookSpecificOutput": answer})
+    elif block.sections or not hook:
         click.echo(block.text)
 
 

@@ -371,11 +371,9 @@ def _language_means(
     """The mean row of each language (0: not CJK, 1: CJK), in blocks; a language without
     rows gets the mean of all rows."""
     totals = np.zeros((2, dim), np.float64)
-    for start in range(0, len(rows), _BLOCK):
-        part = rows[start : start + _BLOCK].astype(np.float32) * scale[start : start + _BLOCK, None]
-        which = lang[start : start + _BLOCK]
+    for at, part in _dequantised(rows, scale):
         for language in (0, 1):
-            totals[language] += part[which == language].sum(axis=0)
+            totals[language] += part[lang[at] == language].sum(axis=0)
     counts = np.bincount(lang, minlength=2).astype(np.float64)
     overall = totals.sum(axis=0) / max(len(rows), 1)
     means = np.where(counts[:, None] > 0, totals / np.maximum(counts, 1)[:, None], overall)
@@ -390,12 +388,7 @@ def _norms(
 ) -> npt.NDArray[np.float32]:
     """Each row's length measured from its language's mean (never 0: it divides)."""
     lengths = [
-        np.linalg.norm(
-            rows[start : start + _BLOCK].astype(np.float32) * scale[start : start + _BLOCK, None]
-            - means[lang[start : start + _BLOCK]],
-            axis=1,
-        )
-        for start in range(0, len(rows), _BLOCK)
+        np.linalg.norm(part - means[lang[at]], axis=1) for at, part in _dequantised(rows, scale)
     ]
     joined = np.concatenate(lengths) if lengths else np.zeros(0, np.float32)
     return np.maximum(joined, 1e-6).astype(np.float32)
@@ -422,20 +415,21 @@ def _centred_bits(
 ) -> tuple[Matrix, npt.NDArray[np.uint64]]:
     """The mean of the int8 rows (as floats) and their sign bits about it, in blocks so a
     large matrix is never held in float32 whole."""
-    block = _BLOCK
     total = np.zeros(dim, np.float64)
-    for start in range(0, len(rows), block):
-        part = rows[start : start + block].astype(np.float32) * scale[start : start + block, None]
+    for _, part in _dequantised(rows, scale):
         total += part.sum(axis=0)
     mean = (total / max(len(rows), 1)).astype(np.float32)
-    bits = [
-        _sign_bits(
-            rows[start : start + block].astype(np.float32) * scale[start : start + block, None]
-            - mean
-        )
-        for start in range(0, len(rows), block)
-    ]
+    bits = [_sign_bits(part - mean) for _, part in _dequantised(rows, scale)]
     return mean, np.concatenate(bits) if bits else _sign_bits(np.zeros((0, dim), np.float32))
+
+
+def _dequantised(
+    rows: npt.NDArray[np.int8], scale: npt.NDArray[np.float32]
+) -> Iterator[tuple[slice, Matrix]]:
+    """The int8 rows as float32, ``_BLOCK`` rows at a time, each with its slice."""
+    for start in range(0, len(rows), _BLOCK):
+        at = slice(start, start + _BLOCK)
+        yield at, rows[at].astype(np.float32) * scale[at, None]
 
 
 def _fetch(

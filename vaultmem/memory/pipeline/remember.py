@@ -25,7 +25,7 @@ import datetime as dt
 import errno
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +35,7 @@ from vaultmem.memory.language.secrets import mask_field
 from vaultmem.memory.language.secrets import mask_secrets as mask_secrets
 
 # MASK and mask_secrets are re-exported: callers that imported them from here keep working.
+from vaultmem.memory.pipeline.edits import block_id_lines
 from vaultmem.memory.pipeline.facts import daily_path, long_note_path
 from vaultmem.notes.daily_lines import line_time
 from vaultmem.notes.date_range import check_day
@@ -467,8 +468,7 @@ def store_lines(
         raise NotStoredError(f"the memory was not stored: {_os_reason(rel, exc)}") from exc
     if inserted:
         text, added = inserted[0]
-        numbers = {block_id: n for n, block_id in _ids_by_line(text)}
-        return rel, {ident: numbers[ident] for ident in added}
+        return rel, {ident: block_id_lines(text, ident)[0] for ident in added}
     if done is None or not result:
         return rel, {}
     extra, appended = result[0]
@@ -511,14 +511,6 @@ def lines_in_time_order(
         else:
             text = "".join([*rows[:place], line + "\n", *rows[place:]])
     return (text if added else None), added
-
-
-def _ids_by_line(text: str) -> Iterator[tuple[int, str]]:
-    """``(line number, block id)`` of each line of ``text`` that ends in a block id."""
-    for number, row in enumerate(text.splitlines(), 1):
-        match = _ENDING_ID.search(row)
-        if match:
-            yield number, match.group(1)
 
 
 def _write_long_notes(root: Path, made: list[Capture]) -> list[Path]:
