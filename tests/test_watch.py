@@ -152,6 +152,9 @@ def test_readers_never_see_half_a_file(watched: Vault) -> None:
             note.write_text("".join(f"- item {i} version v{version}\n" for i in range(5)))
             time.sleep(0.01)
         wait_for(lambda: found(watched, "v39"))
+        # On a busy machine the reader may not have run a query since the index had rows:
+        # let it see the note at least once before it stops.
+        wait_for(lambda: bool(seen_versions))
     finally:
         stop.set()
         thread.join()
