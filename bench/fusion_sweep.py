@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from vaultmem import Vault
-from vaultmem.embeddings.floor import Gate, background
+from vaultmem.embeddings.floor import gate_for
 from vaultmem.notes.cjk import mostly_cjk
 from vaultmem.search.keyword import search as keyword_search
 from vaultmem.search.semantic import fuse, open_vectors, semantic_hits
@@ -61,12 +61,11 @@ def main() -> None:
             vectors = open_vectors(conn, vault.root / ".vaultmem", vault.config.embeddings, [])
             assert vectors is not None, "nothing embedded"
             state = vault.root / ".vaultmem"
-            ground = background(state, vectors.embedder, vectors.matrix.dim, [])
             for q in questions:
                 text = q["question"]
                 words = keyword_search(conn, text, limit=30, exclude_glob="archive/*")
                 query = vectors.embedder.embed_query(text)
-                gate = Gate(query, vectors.embedder.floor, ground)  # as search: the floor
+                gate = gate_for(state, vectors.embedder, query, vectors.matrix, [])  # as search
                 language = int(mostly_cjk(text))
                 meaning = semantic_hits(
                     conn, vectors.matrix, query, 30, gate, language, exclude_glob="archive/*"

@@ -37,6 +37,7 @@ both parts.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import shutil
@@ -50,8 +51,9 @@ import numpy as np
 import numpy.typing as npt
 
 from vaultmem import Vault
-from vaultmem.embeddings.floor import Background, Gate, background
+from vaultmem.embeddings.floor import Background, gate_for
 from vaultmem.embeddings.protocol import Floor
+from vaultmem.notes.cjk import mostly_cjk
 from vaultmem.search.semantic import Vectors, open_vectors
 
 HERE = Path(__file__).resolve().parent
@@ -237,17 +239,23 @@ class Measured:
     margin: npt.NDArray[np.float32]
     answer: npt.NDArray[np.bool_]
     meaning: float  # |q - q0| - r0
+    gated: npt.NDArray[np.bool_]  # what the model's own gate admits (all its floors)
 
-    def admitted(self, floor: Floor) -> npt.NDArray[np.bool_]:
+    def admitted(self, floor: Floor | None) -> npt.NDArray[np.bool_]:
+        if floor is None:
+            return self.gated
         margin = self.margin + floor.meaning * self.meaning
         return (self.cosine >= floor.cosine) & (margin >= floor.margin)
 
-    def passes(self, floor: Floor) -> bool:
+    def passes(self, floor: Floor | None) -> bool:
         """Real: its answer is admitted in the top 5; meaningless: nothing is admitted."""
         admitted = self.admitted(floor)
         if self.query.real:
             return bool((admitted & self.answer)[:TOP].any())
         return not admitted.any()
+
+
+_NO_FLOOR = Floor(cosine=0.0, margin=0.0)  # margins are measured, not judged, here
 
 
 def measure(root: Path, name: str, queries: list[Query]) -> list[Measured]:
@@ -256,7 +264,7 @@ def measure(root: Path, name: str, queries: list[Query]) -> list[Measured]:
         conn = vault.db.conn
         vectors = open_vectors(conn, root / ".vaultmem", vault.config.embeddings, [])
         assert isinstance(vectors, Vectors), "nothing embedded"
-        ground = background(root / ".vaultmem", vectors.embedder, vectors.matrix.dim, [])
+        state = root / ".vaultmem"
         rows = {
             r[0]: (r[1], r[2], r[3])
             for r in conn.execute("SELECT id, path, line_start, text FROM chunks")
@@ -264,8 +272,14 @@ def measure(root: Path, name: str, queries: list[Query]) -> list[Measured]:
         found = []
         for query in queries:
             vector = vectors.embedder.embed_query(query.text)
-            positions, scores = vectors.matrix.nearest(vector, NEAREST)
-            gate = Gate(vector, Floor(cosine=0.0, margin=0.0), ground)
+            language = int(mostly_cjk(query.text))
+            positions, _ = vectors.matrix.nearest(vector, NEAREST, language)
+            # The floor reads the plain cosine, as search's gate does (``semantic_hits``);
+            # ``nearest`` ranks by the cosine measured from the languages' means.
+            # The first model's part (an ensemble's first member's): the floor measured here.
+            whole = gate_for(state, vectors.embedder, vector, vectors.matrix, [])
+            gate = dataclasses.replace(whole.parts[0], floor=_NO_FLOOR)
+            scores = gate.cosines(vectors.matrix, positions)
             chunks = [rows[i] for i in vectors.matrix.ids[positions].tolist()]
             keys = [
                 f"{path}:{line}" if name.startswith("conv-") else text
@@ -282,9 +296,10 @@ def measure(root: Path, name: str, queries: list[Query]) -> list[Measured]:
                     query,
                     name,
                     scores,
-                    gate.margins(vectors.matrix, positions, scores),
+                    gate.margins(vectors.matrix, positions),
                     answer,
-                    _meaning(vector, ground),
+                    _meaning(gate.query, gate.background),
+                    whole.admits(vectors.matrix, positions),
                 )
             )
         return found
@@ -297,7 +312,7 @@ def _meaning(vector: npt.NDArray[np.float32], ground: Background) -> float:
 # -- reporting -------------------------------------------------------------------------------
 
 
-def figures(measured: list[Measured], floor: Floor) -> str:
+def figures(measured: list[Measured], floor: Floor | None) -> str:
     """Meaningless rejected and real kept, as shares and counts."""
     fake = [m.passes(floor) for m in measured if not m.query.real]
     real = [m.passes(floor) for m in measured if m.query.real and m.answer[:TOP].any()]
@@ -307,7 +322,7 @@ def figures(measured: list[Measured], floor: Floor) -> str:
     )
 
 
-def by_kind(measured: list[Measured], floor: Floor) -> Iterator[str]:
+def by_kind(measured: list[Measured], floor: Floor | None) -> Iterator[str]:
     kinds = sorted({(m.vault, m.query.kind) for m in measured})
     for vault, kind in kinds:
         part = [
@@ -347,13 +362,10 @@ def main() -> None:
                 floor = Floor(cosine=a.cosine, margin=float(round(margin, 3)), meaning=meaning)
                 print(f"{meaning:<7} {floor.margin:<7} {figures(tuning, floor)}")
         return
-    with Vault(a.work / "memories") as vault:
-        vectors = open_vectors(vault.db.conn, vault.root / ".vaultmem", vault.config.embeddings, [])
-        assert vectors is not None
-        floor = vectors.embedder.floor
+    floor = None  # the model's own gate: every floor it has
     if a.margin is not None:
         floor = Floor(cosine=a.cosine, margin=a.margin, meaning=a.meaning or 0.0)
-    print(f"{floor}")
+    print(f"{floor or 'the model gate'}")
     for label, part in (("tuning", tuning), ("frozen", frozen)):
         print(f"{label}: {figures(part, floor)}")
         for line in by_kind(part, floor):

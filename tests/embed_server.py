@@ -34,6 +34,7 @@ class EmbedServer(ThreadingHTTPServer):
     key: str
     gate: threading.Semaphore | None
     models: list[str]
+    inputs: list[str]  # every text asked for, in order
     dim: int  # change it to play a model whose dimension changed under the same name
     garbage: bool  # answer numbers that are not numbers, to fail a client on purpose
 
@@ -58,6 +59,7 @@ class _Handler(BaseHTTPRequestHandler):
         server.requests += 1
         server.texts += len(body["input"])
         server.models.append(body["model"])
+        server.inputs += body["input"]
         data = [
             {
                 "object": "embedding",
@@ -84,6 +86,7 @@ def embed_server(key: str = "", gated: bool = False) -> Iterator[EmbedServer]:
     server.key = key
     server.gate = threading.Semaphore(0) if gated else None
     server.models = []
+    server.inputs = []
     server.dim = DIM
     server.garbage = False
     thread = threading.Thread(target=server.serve_forever, daemon=True)

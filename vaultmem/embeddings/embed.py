@@ -1,16 +1,18 @@
 """``vaultmem embed``: give every chunk of the index a vector, resumably.
 
 Texts already in the store for this model are skipped (a second run does nothing). The
-rest go to the embedder shortest first (a batch of similar lengths pads less) and are
-committed batch by batch, so a run killed midway keeps what it finished and the next run
-continues from there. A complete run then prunes vectors of other models and of texts no
-longer in the vault, and builds the search matrix, so the first search after it is fast.
+rest go to the embedder what matters first (``MEMORY.md``, facts, the daily notes newest
+first, then the rest; within each, shortest first, as a batch of similar lengths pads
+less) and are committed batch by batch, so a run killed midway keeps what it finished
+and the next run continues from there. A complete run then prunes vectors of other models
+and of texts no longer in the vault, and builds the search matrix, so the first search
+after it is fast.
 
 A run with a ``scope`` (the watch daemon's, after a batch) reads only the chunks of the
-given paths and folders, as they are in the index now, and asks the store only about
-their texts: its cost follows the edit, not the vault. It prunes nothing (that needs every
-text) and leaves the search matrix alone (refreshing it reads every row): the daemon
-refreshes it once edits pause, and a search before that refreshes it itself.
+given paths and folders, as they are in the index now, and asks the store only about their
+texts: its cost follows the edit, not the vault. It prunes nothing (that needs every text)
+and leaves the search matrix alone (refreshing it reads every row): the daemon refreshes
+it once edits pause, and a search before that refreshes it itself.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from vaultmem.config import EmbeddingsConfig
 from vaultmem.embeddings import matrix as matrices
-from vaultmem.embeddings.embedders import NO_EMBEDDER, load_embedder
+from vaultmem.embeddings.embedders import NO_EMBEDDER, load_embedder, members
 from vaultmem.embeddings.files import VECTORS_FILE
 from vaultmem.embeddings.protocol import Embedder
 from vaultmem.embeddings.store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
@@ -97,36 +100,42 @@ def embed_vault(
         scope = None
         if changes is not None and store.generation() == changes.generation:
             scope = changes.scope
-        dropped = store.set_dim(embedder.name, embedder.dim)
-        if dropped:
-            report.notices.append(
-                f"{embedder.name} now returns vectors of dimension {embedder.dim}: its"
-                f" {dropped} vectors of another dimension were deleted and are embedded again"
-            )
-            report.pruned += dropped
+        models = members(embedder)
+        if _dimensions_changed(store, models, report):
             scope = None
         rows = _embeddable(conn, scope)
-        texts = {text_hash(t): t for t in (embedded_text(h, x) for h, x in rows)}
+        texts: dict[str, str] = {}
+        first: dict[str, tuple[int, str]] = {}  # each text's place: its first chunk's
+        for rank, day, heading, text in sorted(rows):
+            digest = text_hash(embedded := embedded_text(heading, text))
+            texts.setdefault(digest, embedded)
+            first.setdefault(digest, (rank, day))
         report.chunks = len(rows)
-        have = store.hashes(embedder.name) if scope is None else store.having(embedder.name, texts)
-        todo = sorted((h for h in texts if h not in have), key=lambda h: len(texts[h]))
-        report.reused = len(texts) - len(todo)
-        for start in range(0, len(todo), config.batch):
-            if should_stop is not None and should_stop():
-                raise Interrupted("embedding stopped; the next run continues where it stopped")
-            part = todo[start : start + config.batch]
-            vectors = embedder.embed_passages([texts[h] for h in part])
-            if vectors.shape != (len(part), embedder.dim):
-                raise EmbeddingError(
-                    f"{embedder.name} returned vectors of shape {vectors.shape} for"
-                    f" {len(part)} texts of dimension {embedder.dim}"
-                )
-            store.put(embedder.name, embedder.dim, zip(part, vectors, strict=True))
-            report.embedded += len(part)
-            if progress is not None:
-                progress(report.embedded, len(todo))
+        todos = [(model, _todo(store, model.name, texts, first, scope)) for model in models]
+        total = sum(len(todo) for _, todo in todos)
+        needed = set().union(*(todo for _, todo in todos))
+        report.reused = len(texts) - len(needed)
+        done = 0
+        for model, todo in todos:
+            for start in range(0, len(todo), config.batch):
+                if should_stop is not None and should_stop():
+                    raise Interrupted("embedding stopped; the next run continues where it stopped")
+                part = todo[start : start + config.batch]
+                vectors = model.embed_passages([texts[h] for h in part])
+                if vectors.shape != (len(part), model.dim):
+                    raise EmbeddingError(
+                        f"{model.name} returned vectors of shape {vectors.shape} for"
+                        f" {len(part)} texts of dimension {model.dim}"
+                    )
+                store.put(model.name, model.dim, zip(part, vectors, strict=True))
+                done += len(part)
+                if progress is not None:
+                    progress(done, total)
+        report.embedded = len(needed)
         if scope is None:
-            report.pruned += store.prune(embedder.name, set(texts))
+            # (the ensemble's own name keeps its background, ``floor.py``)
+            names = {embedder.name, *(model.name for model in models)}
+            report.pruned += store.prune(names, set(texts))
         if changes is not None:
             changes.generation = store.generation()
         if scope is None:
@@ -137,19 +146,63 @@ def embed_vault(
     return report
 
 
-def _embeddable(conn: sqlite3.Connection, scope: Scope | None) -> list[tuple[str, str]]:
-    """``(heading, text)`` of the embeddable chunks of the index, or of ``scope`` only."""
-    sql = f"SELECT id, heading, text FROM chunks WHERE {EMBEDDABLE}"
+def _dimensions_changed(store: VectorStore, models: list[Embedder], report: EmbedReport) -> bool:
+    """Record each model's dimension; whether one changed under its name (its old vectors
+    are deleted, and ``report`` says so)."""
+    changed = False
+    for model in models:
+        dropped = store.set_dim(model.name, model.dim)
+        if dropped:
+            report.notices.append(
+                f"{model.name} now returns vectors of dimension {model.dim}: its"
+                f" {dropped} vectors of another dimension were deleted and are embedded again"
+            )
+            report.pruned += dropped
+            changed = True
+    return changed
+
+
+def _todo(
+    store: VectorStore,
+    model: str,
+    texts: dict[str, str],
+    first: dict[str, tuple[int, str]],
+    scope: Scope | None,
+) -> list[str]:
+    """The hashes of ``texts`` without a vector of ``model``, in the order they are embedded:
+    what matters first (``first``: each text's rank and day, ``_embeddable``), then shortest
+    first, as a batch of similar lengths pads less."""
+    have = store.hashes(model) if scope is None else store.having(model, texts)
+    return sorted((h for h in texts if h not in have), key=lambda h: (first[h], len(texts[h])))
+
+
+def _embeddable(conn: sqlite3.Connection, scope: Scope | None) -> list[tuple[int, str, str, str]]:
+    """``(rank, date, heading, text)`` of the embeddable chunks of the index, or of
+    ``scope`` only; sorted, what matters first: ``MEMORY.md``, then facts, then dated notes
+    (daily notes), newest first, then the rest."""
+    day = "COALESCE(date, (SELECT f.date FROM files f WHERE f.id = file))"
+    sql = f"""SELECT id, CASE WHEN path = 'MEMORY.md' THEN 0 WHEN path LIKE 'facts/%' THEN 1
+        WHEN {day} IS NOT NULL THEN 2 ELSE 3 END, {day}, heading, text
+        FROM chunks WHERE {EMBEDDABLE}"""
     if scope is None:
-        return [(r[1], r[2]) for r in conn.execute(sql)]
+        return [_ranked(r) for r in conn.execute(sql)]
     # The index records a file name that is not UTF-8 under its escaped form.
     paths = sorted({printable(path) for path in scope[0]})
     folders = sorted({printable(folder) for folder in scope[1]})
-    found: dict[int, tuple[str, str]] = {}  # by row id: a path may be inside a folder too
+    found: dict[int, tuple[int, str, str, str]] = {}  # by row id: a path may be in a folder too
     for where, params in path_filters(conn, paths, folders):
-        rows = conn.execute(f"{sql} AND {where}", params)
-        found.update((r[0], (r[1], r[2])) for r in rows)
+        found.update((r[0], _ranked(r)) for r in conn.execute(f"{sql} AND {where}", params))
     return list(found.values())
+
+
+def _ranked(row: tuple[Any, ...]) -> tuple[int, str, str, str]:
+    """A chunk's sort key and texts: its rank, its date turned so that newer sorts first."""
+    date = str(row[2] or "")
+    newest_first = date.translate(_TURNED)
+    return int(row[1]), newest_first, str(row[3]), str(row[4])
+
+
+_TURNED = str.maketrans("0123456789", "9876543210")
 
 
 def coverage(

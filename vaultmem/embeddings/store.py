@@ -186,21 +186,21 @@ class VectorStore:
             self._set_dim(model, dim)
             self.conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
 
-    def prune(self, model: str, keep: set[str]) -> int:
-        """Delete vectors of other models, and of ``model`` for texts not in ``keep``.
+    def prune(self, models: set[str], keep: set[str]) -> int:
+        """Delete vectors of other models than ``models``, and of theirs for texts not in
+        ``keep``.
 
         Returns:
             How many vectors were deleted.
         """
-        stale = [(h,) for h in self.hashes(model) - keep]
+        stale = [(m, h) for m in sorted(models) for h in self.hashes(m) - keep]
+        others = f"model NOT IN ({','.join('?' * len(models))})"
         with self._transaction():
-            others = self.conn.execute("DELETE FROM vectors WHERE model <> ?", (model,)).rowcount
-            self.conn.execute("DELETE FROM models WHERE model <> ?", (model,))
-            self.conn.execute("DELETE FROM backgrounds WHERE model <> ?", (model,))
-            self.conn.executemany(
-                "DELETE FROM vectors WHERE model = ? AND hash = ?", [(model, h) for (h,) in stale]
-            )
-        return int(others) + len(stale)
+            for table in ("models", "backgrounds"):
+                self.conn.execute(f"DELETE FROM {table} WHERE {others}", sorted(models))
+            dropped = self.conn.execute(f"DELETE FROM vectors WHERE {others}", sorted(models))
+            self.conn.executemany("DELETE FROM vectors WHERE model = ? AND hash = ?", stale)
+        return int(dropped.rowcount) + len(stale)
 
     def background(self, model: str, probes: str) -> bytes | None:
         """The background of ``model`` kept for the probe set ``probes`` (``floor.py``)."""

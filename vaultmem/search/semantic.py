@@ -25,7 +25,7 @@ from vaultmem.config import EmbeddingsConfig
 from vaultmem.embeddings import matrix as matrices
 from vaultmem.embeddings.embedders import NO_EMBEDDER, cached_embedder, model_name
 from vaultmem.embeddings.files import MatrixCache
-from vaultmem.embeddings.floor import Gate, background
+from vaultmem.embeddings.floor import Gate, gate_for
 from vaultmem.errors import EmbeddingError, VaultmemError
 from vaultmem.notes.cjk import mostly_cjk
 from vaultmem.search.keyword import Hit, Hits, filter_sql, hits_for_rows
@@ -78,7 +78,7 @@ def semantic_hits(
     kept = kept[:k]
     if gate is not None and kept:
         at = np.array([at for _, _, at in kept], dtype=np.intp)
-        admitted = gate.admits(vectors, at, vectors.products(at, query))
+        admitted = gate.admits(vectors, at)
         kept = [hit for hit, admit in zip(kept, admitted.tolist(), strict=True) if admit]
     return hits_for_rows(conn, [i for i, _, _ in kept], [s for _, s, _ in kept])
 
@@ -189,7 +189,7 @@ def search(
     # The model loads and runs in C without the GIL: it embeds the query (loading first
     # in a new process) while keyword search runs here.
     with ThreadPoolExecutor(max_workers=1) as executor:
-        embedding = executor.submit(_gate_for, config, matrix, query, state_dir, notices)
+        embedding = executor.submit(_embedded, config, matrix, query, state_dir, notices)
         # The keyword list is longer than a keyword search's (fusion reads past its end),
         # but ranked from the same candidates: three times the pool cost 3x the time.
         keyword = (
@@ -198,13 +198,13 @@ def search(
             else []
         )
         try:
-            gate = embedding.result()
+            embedded = embedding.result()
         except EmbeddingError as exc:
             if mode is not None:
                 raise
             notices.append(f"keyword search only: {exc}")
             return Hits(keyword[:limit], "keyword")
-    if gate is None:  # no embedder configured or installed
+    if embedded is None:  # no embedder configured or installed
         found = _words_only(
             conn, config, query, mode, limit, notices, keyword, ranked_for, **filters
         )
@@ -215,12 +215,24 @@ def search(
             "run `vaultmem embed` for the rest"
         )
     language = int(mostly_cjk(query))
-    semantic = semantic_hits(conn, matrix, gate.query, pool, gate, language, **filters)
+    vector, gate = embedded
+    semantic = semantic_hits(conn, matrix, vector, pool, gate, language, **filters)
     if mode == "semantic":
         return Hits(semantic, "semantic")
     if not semantic:  # nothing cleared the floor: hybrid search is keyword search, as is
         return Hits(keyword[:limit], "hybrid")
-    return Hits(fuse(keyword, semantic, weight=config.weight, seats=config.seats)[:limit], "hybrid")
+    seats = config.seats
+    if _apart(keyword, semantic):
+        seats = max(seats, config.seats_apart)
+    return Hits(fuse(keyword, semantic, weight=config.weight, seats=seats)[:limit], "hybrid")
+
+
+def _apart(keyword: list[Hit], semantic: list[Hit]) -> bool:
+    """Whether none of the first five keyword hits is among the five nearest by meaning:
+    then the words the query shares with them are not what it asks (a question in other
+    words than its memory's, or in another language), and meaning gets more seats."""
+    nearest = {(hit.path, hit.chunk_id) for hit in semantic[:SEATS_WITHIN]}
+    return not any((hit.path, hit.chunk_id) in nearest for hit in keyword[:SEATS_WITHIN])
 
 
 def _words_only(
@@ -256,14 +268,14 @@ def _words_only(
     return keyword_search(conn, query, limit=limit, ranked_for=ranked_for, **filters)
 
 
-def _gate_for(
+def _embedded(
     config: EmbeddingsConfig,
     matrix: matrices.VectorMatrix,
     query: str,
     state_dir: Path,
     notices: list[str],
-) -> Gate | None:
-    """The query's vector with the floor its hits must clear; ``None`` when no embedder
+) -> tuple[Matrix, Gate] | None:
+    """The query's vector and the floor its hits must clear; ``None`` when no embedder
     is configured or installed.
 
     Raises:
@@ -279,4 +291,4 @@ def _gate_for(
             f"{embedder.name} now returns vectors of dimension {vector.shape[-1]}, but"
             f" the vault's are of dimension {matrix.dim}; run `vaultmem embed` again"
         )
-    return Gate(vector, embedder.floor, background(state_dir, embedder, matrix.dim, notices))
+    return vector, gate_for(state_dir, embedder, vector, matrix, notices)

@@ -303,6 +303,8 @@ def _labelled(text: str) -> list[Finding]:
             start, end = match.span("qv" if quoted else "bv")
             if start < covered or text.startswith(FIELD_MASK, match.start() - 1):
                 continue  # "(secret masked)" names no secret of its own
+            if FIELD_MASK in text[match.start() : start]:
+                continue  # the label's value was masked already: what follows is not it
             # the label's words, split once: "DB_PASSWORD" -> ["db", "password"]
             words = _components(match.group("key")) if pattern in (_LABELLED, _XML) else []
             if not _is_label(match, pattern, words):
