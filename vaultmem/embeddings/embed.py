@@ -133,9 +133,7 @@ def embed_vault(
                     progress(done, total)
         report.embedded = len(needed)
         if scope is None:
-            # (the ensemble's own name keeps its background, ``floor.py``)
-            names = {embedder.name, *(model.name for model in models)}
-            report.pruned += store.prune(names, set(texts))
+            report.pruned += store.prune({model.name for model in models}, set(texts))
         if changes is not None:
             changes.generation = store.generation()
         if scope is None:
