@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vaultmem.embeddings.embedders import floors, members
 from vaultmem.embeddings.matrix import part_slices
 from vaultmem.embeddings.store import VectorStore, with_store
 
@@ -169,9 +170,7 @@ class Part:
     def _products(
         self, matrix: VectorMatrix, positions: npt.NDArray[np.intp], vector: Matrix
     ) -> Matrix:
-        padded = np.zeros(matrix.dim, np.float32)
-        padded[self.at] = vector
-        products: Matrix = matrix.products(positions, padded, self.at) * np.float32(self.scale)
+        products: Matrix = matrix.products(positions, vector, self.at) * np.float32(self.scale)
         return products
 
 
@@ -207,8 +206,6 @@ def gate_for(
     Raises:
         EmbeddingError: the embedder failed measuring a background.
     """
-    from vaultmem.embeddings.embedders import floors, members
-
     models = members(embedder)
     scale = float(np.sqrt(len(models)))
     parts = []
