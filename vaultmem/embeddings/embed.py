@@ -3,8 +3,9 @@
 Texts already in the store for this model are skipped (a second run does nothing). The
 rest go to the embedder what matters first (``MEMORY.md``, facts, the daily notes newest
 first, then the rest; within each, shortest first, as a batch of similar lengths pads
-less) and are committed batch by batch, so a run killed midway keeps what it finished
-and the next run continues from there. A complete run then prunes vectors of other models
+less), each batch by every member of an ensemble that lacks it, and are committed batch
+by batch, so a run killed midway keeps what it finished and the next run continues from
+there. A complete run then prunes vectors of other models
 and of texts no longer in the vault, and builds the search matrix, so the first search
 after it is fast.
 
@@ -111,27 +112,26 @@ def embed_vault(
             texts.setdefault(digest, embedded)
             first.setdefault(digest, (rank, day))
         report.chunks = len(rows)
-        todos = [(model, _todo(store, model.name, texts, first, scope)) for model in models]
-        total = sum(len(todo) for _, todo in todos)
-        needed = set().union(*(todo for _, todo in todos))
-        report.reused = len(texts) - len(needed)
+        missing = {model.name: _missing(store, model.name, texts, scope) for model in models}
+        total = sum(len(hashes) for hashes in missing.values())
+        # What matters first (each text's rank and day), then shortest first, as a batch
+        # of similar lengths pads less. One order for every member of an ensemble, each
+        # embedding the batch's texts it lacks: a text is searchable (it needs a vector of
+        # each) in this order, not after the first member has embedded the whole vault.
+        order = sorted(set().union(*missing.values()), key=lambda h: (first[h], len(texts[h])))
+        report.reused = len(texts) - len(order)
         done = 0
-        for model, todo in todos:
-            for start in range(0, len(todo), config.batch):
-                if should_stop is not None and should_stop():
-                    raise Interrupted("embedding stopped; the next run continues where it stopped")
-                part = todo[start : start + config.batch]
-                vectors = model.embed_passages([texts[h] for h in part])
-                if vectors.shape != (len(part), model.dim):
-                    raise EmbeddingError(
-                        f"{model.name} returned vectors of shape {vectors.shape} for"
-                        f" {len(part)} texts of dimension {model.dim}"
-                    )
-                store.put(model.name, model.dim, zip(part, vectors, strict=True))
-                done += len(part)
-                if progress is not None:
-                    progress(done, total)
-        report.embedded = len(needed)
+        for start in range(0, len(order), config.batch):
+            if should_stop is not None and should_stop():
+                raise Interrupted("embedding stopped; the next run continues where it stopped")
+            for model in models:
+                part = [h for h in order[start : start + config.batch] if h in missing[model.name]]
+                if part:
+                    _embed_part(store, model, part, texts)
+                    done += len(part)
+                    if progress is not None:
+                        progress(done, total)
+        report.embedded = len(order)
         if scope is None:
             report.pruned += store.prune({model.name for model in models}, set(texts))
         if changes is not None:
@@ -160,18 +160,29 @@ def _dimensions_changed(store: VectorStore, models: list[Embedder], report: Embe
     return changed
 
 
-def _todo(
-    store: VectorStore,
-    model: str,
-    texts: dict[str, str],
-    first: dict[str, tuple[int, str]],
-    scope: Scope | None,
-) -> list[str]:
-    """The hashes of ``texts`` without a vector of ``model``, in the order they are embedded:
-    what matters first (``first``: each text's rank and day, ``_embeddable``), then shortest
-    first, as a batch of similar lengths pads less."""
+def _missing(
+    store: VectorStore, model: str, texts: dict[str, str], scope: Scope | None
+) -> set[str]:
+    """The hashes of ``texts`` without a vector of ``model``."""
     have = store.hashes(model) if scope is None else store.having(model, texts)
-    return sorted((h for h in texts if h not in have), key=lambda h: (first[h], len(texts[h])))
+    return {h for h in texts if h not in have}
+
+
+def _embed_part(
+    store: VectorStore, model: Embedder, part: list[str], texts: dict[str, str]
+) -> None:
+    """Embed the texts of hashes ``part`` with ``model`` and store their vectors.
+
+    Raises:
+        EmbeddingError: the model failed, or returned vectors of another shape.
+    """
+    vectors = model.embed_passages([texts[h] for h in part])
+    if vectors.shape != (len(part), model.dim):
+        raise EmbeddingError(
+            f"{model.name} returned vectors of shape {vectors.shape} for"
+            f" {len(part)} texts of dimension {model.dim}"
+        )
+    store.put(model.name, model.dim, zip(part, vectors, strict=True))
 
 
 def _embeddable(conn: sqlite3.Connection, scope: Scope | None) -> list[tuple[int, str, str, str]]:

@@ -117,6 +117,12 @@ class Query(NamedTuple):
         lowered = text.lower()
         return sum(u.credit(lowered) for u in self.units if u.counts)
 
+    def share(self, text: str) -> float:
+        """The share of the query a chunk's text holds: its coverage over the query's own
+        (0 when no unit of the query counts)."""
+        whole = self.coverage(self.text)
+        return self.coverage(text) / whole if whole else 0.0
+
 
 def _words(text: str) -> list[str]:
     """The words of a piece of query text, as typed, without English clitics."""

@@ -28,8 +28,9 @@ from vaultmem.embeddings.files import MatrixCache
 from vaultmem.embeddings.floor import Gate, gate_for
 from vaultmem.errors import EmbeddingError, VaultmemError
 from vaultmem.notes.cjk import mostly_cjk
-from vaultmem.search.keyword import Hit, Hits, filter_sql, hits_for_rows
+from vaultmem.search.keyword import Hit, Hits, filter_sql, hits_for_rows, note_name
 from vaultmem.search.keyword import search as keyword_search
+from vaultmem.search.query import parse_query
 
 if TYPE_CHECKING:
     from vaultmem.embeddings.protocol import Embedder, Matrix
@@ -222,17 +223,21 @@ def search(
     if not semantic:  # nothing cleared the floor: hybrid search is keyword search, as is
         return Hits(keyword[:limit], "hybrid")
     seats = config.seats
-    if _apart(keyword, semantic):
+    if words_missed(query, keyword):
         seats = max(seats, config.seats_apart)
     return Hits(fuse(keyword, semantic, weight=config.weight, seats=seats)[:limit], "hybrid")
 
 
-def _apart(keyword: list[Hit], semantic: list[Hit]) -> bool:
-    """Whether none of the first five keyword hits is among the five nearest by meaning:
-    then the words the query shares with them are not what it asks (a question in other
-    words than its memory's, or in another language), and meaning gets more seats."""
-    nearest = {(hit.path, hit.chunk_id) for hit in semantic[:SEATS_WITHIN]}
-    return not any((hit.path, hit.chunk_id) in nearest for hit in keyword[:SEATS_WITHIN])
+def words_missed(query: str, keyword: list[Hit]) -> bool:
+    """Whether none of the first five keyword hits holds half of what the query asks (its
+    units that count, in the hit's text, heading and note name: ``Query.share``). Then the
+    words it shares with them are not what it asks (a question in other words than its
+    memory's, or in another language), and meaning gets more seats."""
+    parsed = parse_query(query)
+    return all(
+        parsed.share(f"{hit.text}\n{hit.heading}\n{note_name(hit.path)}") < 0.5
+        for hit in keyword[:SEATS_WITHIN]
+    )
 
 
 def _words_only(
